@@ -1,0 +1,64 @@
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { ProtoGrpcType } from './generated/index.js';
+import { loaderOptions, protoRoot } from './options.js';
+
+const walk = (dir: string): string[] =>
+  readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? walk(p) : p.endsWith('.proto') ? [p] : [];
+  });
+
+let cachedGrpc: ProtoGrpcType | undefined;
+let cachedRoot: protobuf.Root | undefined;
+
+function protoFiles(): { root: string; files: string[] } {
+  const root = protoRoot();
+  return { root, files: walk(root).map((f) => relative(root, f)).sort() };
+}
+
+/** Every gRPC service and message of proto/, loaded once with the shared options. */
+export function contracts(): ProtoGrpcType {
+  if (!cachedGrpc) {
+    const { root, files } = protoFiles();
+    const definition = protoLoader.loadSync(files, { ...loaderOptions, includeDirs: [root] });
+    cachedGrpc = grpc.loadPackageDefinition(definition) as unknown as ProtoGrpcType;
+  }
+  return cachedGrpc;
+}
+
+/** The protobufjs root behind the same files, used to encode and decode event payloads. */
+export function messageRoot(): protobuf.Root {
+  if (!cachedRoot) {
+    const { root, files } = protoFiles();
+    const r = new protobuf.Root();
+    r.resolvePath = (_origin, target) => join(root, target);
+    r.loadSync(files.map((f) => join(root, f)), { keepCase: false });
+    r.resolveAll();
+    cachedRoot = r;
+  }
+  return cachedRoot;
+}
+
+const toObjectOptions: protobuf.IConversionOptions = {
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
+/** Encodes a message (by fully qualified name, e.g. `policyhub.storage.v1.UploadCompleted`). */
+export function encodeMessage(typeName: string, value: object): Buffer {
+  const type = messageRoot().lookupType(typeName);
+  const problem = type.verify(value);
+  if (problem) throw new Error(`invalid ${typeName}: ${problem}`);
+  return Buffer.from(type.encode(type.fromObject(value)).finish());
+}
+
+export function decodeMessage<T>(typeName: string, bytes: Uint8Array): T {
+  const type = messageRoot().lookupType(typeName);
+  return type.toObject(type.decode(bytes), toObjectOptions) as T;
+}

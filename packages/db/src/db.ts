@@ -1,0 +1,89 @@
+import pg from 'pg';
+
+export interface DbOptions {
+  url: string;
+  /** The service's own schema; every connection's search_path is set to it. */
+  schema: string;
+  max?: number;
+  applicationName?: string;
+}
+
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
+}
+
+// Timestamps come back as ISO strings with a literal Z (see DESIGN §4) and bigint counts as numbers.
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => new Date(v).toISOString());
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+/**
+ * A service's handle on Postgres: a pool bound to its own schema, transactions, and a query counter
+ * that tests use to prove a request's query count does not grow with page size.
+ */
+export class Db implements Queryable {
+  readonly pool: pg.Pool;
+  readonly schema: string;
+  readonly url: string;
+  queryCount = 0;
+
+  constructor(options: DbOptions) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error(`bad schema name ${options.schema}`);
+    this.schema = options.schema;
+    this.url = options.url;
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.max ?? 10,
+      application_name: options.applicationName ?? options.schema,
+      options: `-c search_path=${options.schema},public`,
+      connectionTimeoutMillis: 5_000,
+    });
+    // An idle client losing its connection (Postgres restart) must not crash the process.
+    this.pool.on('error', () => {});
+  }
+
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    this.queryCount++;
+    return this.pool.query<R>(text, values);
+  }
+
+  /** Runs fn inside one transaction; commits on success, rolls back on any error. */
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const tx: Queryable = {
+      query: (text, values) => {
+        this.queryCount++;
+        return client.query(text, values);
+      },
+    };
+    try {
+      await client.query('BEGIN');
+      const result = await fn(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async isReady(): Promise<boolean> {
+    try {
+      await this.pool.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}

@@ -1,0 +1,3 @@
+export { Db, type Queryable, type DbOptions } from './db.js';
+export { runMigrations, type Migration, readMigrationsDir } from './migrate.js';
+export { isUniqueViolation, isConnectionError } from './pg-errors.js';

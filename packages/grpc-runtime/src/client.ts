@@ -1,0 +1,61 @@
+import * as grpc from '@grpc/grpc-js';
+import { type Principal, writePrincipal } from './principal.js';
+
+export interface CallOptions {
+  principal?: Principal | undefined;
+  /** Milliseconds; default 10 s. */
+  deadlineMs?: number;
+}
+
+/** The unary methods of a generated client as promise-returning functions. */
+export type PromiseClient<C> = {
+  [K in keyof C as K extends `${Uppercase<string>}${string}` ? K : never]: C[K] extends (
+    argument: infer Req,
+    callback: grpc.requestCallback<infer Res>,
+  ) => grpc.ClientUnaryCall
+    ? (request: Req, options?: CallOptions) => Promise<Res>
+    : never;
+};
+
+type ClientCtor<C> = (new (address: string, credentials: grpc.ChannelCredentials, options?: object) => C) & {
+  service: grpc.ServiceDefinition;
+};
+
+const channelOptions = {
+  'grpc.max_receive_message_length': 8 * 1024 * 1024,
+  'grpc.max_send_message_length': 8 * 1024 * 1024,
+  'grpc.keepalive_time_ms': 30_000,
+};
+
+export function buildMetadata(options: CallOptions | undefined): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  if (options?.principal) writePrincipal(metadata, options.principal);
+  return metadata;
+}
+
+export function deadline(options: CallOptions | undefined): grpc.CallOptions {
+  return { deadline: Date.now() + (options?.deadlineMs ?? 10_000) };
+}
+
+/**
+ * Creates a client for a generated service constructor and wraps its unary methods in promises.
+ * `raw` keeps the underlying client for streaming calls.
+ */
+export function createClient<C extends grpc.Client>(
+  Ctor: ClientCtor<C>,
+  address: string,
+): PromiseClient<C> & { raw: C; close(): void } {
+  const raw = new Ctor(address, grpc.credentials.createInsecure(), channelOptions);
+  const wrapped: Record<string, unknown> = { raw, close: () => raw.close() };
+  for (const [name, def] of Object.entries(Ctor.service)) {
+    if (def.requestStream || def.responseStream) continue;
+    const method = (raw as unknown as Record<string, Function>)[name]!.bind(raw);
+    wrapped[name] = (request: unknown, options?: CallOptions) =>
+      new Promise((resolve, reject) => {
+        method(request, buildMetadata(options), deadline(options), (err: grpc.ServiceError | null, res: unknown) =>
+          err ? reject(err) : resolve(res),
+        );
+      });
+  }
+  return wrapped as PromiseClient<C> & { raw: C; close(): void };
+}

@@ -1,0 +1,4 @@
+export * from './principal.js';
+export * from './status.js';
+export * from './server.js';
+export * from './client.js';

@@ -1,0 +1,66 @@
+import client from 'prom-client';
+
+/** One registry per process; in embedded mode every service registers into it, labelled by service. */
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry });
+
+const cache = new Map<string, unknown>();
+function once<T>(name: string, make: () => T): T {
+  if (!cache.has(name)) cache.set(name, make());
+  return cache.get(name) as T;
+}
+
+export const metrics = {
+  httpRequests: once(
+    'http',
+    () =>
+      new client.Histogram({
+        name: 'policyhub_http_request_duration_seconds',
+        help: 'HTTP requests served by the gateway, by route and status',
+        labelNames: ['method', 'route', 'status'],
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+        registers: [registry],
+      }),
+  ),
+  rpcs: once(
+    'rpc',
+    () =>
+      new client.Histogram({
+        name: 'policyhub_rpc_duration_seconds',
+        help: 'gRPC calls handled, by service, method and status code',
+        labelNames: ['service', 'method', 'code'],
+        buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+        registers: [registry],
+      }),
+  ),
+  outboxLag: once(
+    'outbox',
+    () =>
+      new client.Gauge({
+        name: 'policyhub_outbox_pending_events',
+        help: 'Outbox rows not yet published, by service',
+        labelNames: ['service'],
+        registers: [registry],
+      }),
+  ),
+  consumed: once(
+    'consumed',
+    () =>
+      new client.Counter({
+        name: 'policyhub_events_consumed_total',
+        help: 'Events handled by consumers, by consumer, topic and outcome (processed, duplicate, dead_lettered)',
+        labelNames: ['consumer', 'topic', 'outcome'],
+        registers: [registry],
+      }),
+  ),
+  consumerLag: once(
+    'consumerLag',
+    () =>
+      new client.Gauge({
+        name: 'policyhub_consumer_lag_seconds',
+        help: 'Age of the last event a consumer handled when it handled it',
+        labelNames: ['consumer', 'topic'],
+        registers: [registry],
+      }),
+  ),
+};

@@ -1,0 +1,3 @@
+export { createTestDatabase, testServerUrl, type TestDatabase } from './database.js';
+export { freePort } from './ports.js';
+export { waitFor } from './wait.js';
