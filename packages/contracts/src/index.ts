@@ -1,3 +1,3 @@
 export { contracts, messageRoot, encodeMessage, decodeMessage } from './loader.js';
 export { loaderOptions, protoRoot } from './options.js';
-export type { ProtoGrpcType } from './generated/index.js';
+export type * from './generated/index.js';

@@ -82,3 +82,4 @@ export class ValidationErrors {
 }
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
+export { newId } from './ids.js';

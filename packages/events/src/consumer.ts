@@ -33,7 +33,7 @@ export interface ConsumerOptions {
  */
 export async function startConsumer(options: ConsumerOptions): Promise<Subscription> {
   const { db, logger, name } = options;
-  const byTopic = new Map(options.handlers.map((h) => [h.topic.name, h]));
+  const byTopic = new Map<string, { topic: Topic; handle: EventHandler }>(options.handlers.map((h) => [h.topic.name, h]));
   const maxAttempts = options.maxAttempts ?? 5;
 
   const handleMessage = async (message: BusMessage): Promise<void> => {

@@ -115,6 +115,22 @@ export class OutboxRelay {
     });
   }
 
+  /**
+   * Publishes what is pending and waits at most `ms` for it: called right after a commit that
+   * wrote an event, so in embedded mode its consumers have usually applied it before the
+   * response leaves. If it takes longer the relay simply carries on in the background.
+   */
+  async flushWithin(ms = 2_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.flush(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
   async pendingCount(): Promise<number> {
     const { rows } = await this.options.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL',

@@ -13,8 +13,8 @@ export interface RpcLogger {
   error(obj: object, msg: string): void;
 }
 
-type UnaryImpl<H> = {
-  [K in keyof H]: H[K] extends grpc.handleUnaryCall<infer Req, infer Res>
+export type Handlers<H> = {
+  [K in keyof H as string extends K ? never : K]: H[K] extends grpc.handleUnaryCall<infer Req, infer Res>
     ? (request: Req, ctx: RpcContext) => Promise<Res>
     : H[K];
 };
@@ -23,10 +23,10 @@ type UnaryImpl<H> = {
  * Adapts async handlers to grpc-js: reads the principal, maps domain errors to statuses, and logs
  * (never sends) the cause of unexpected failures. Streaming handlers pass through untouched.
  */
-export function implement<H extends grpc.UntypedServiceImplementation>(
-  impl: UnaryImpl<H>,
+export function implement<H>(
+  impl: Handlers<H>,
   options: { logger: RpcLogger; isUnavailable?: (err: unknown) => boolean },
-): H {
+): grpc.UntypedServiceImplementation {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(impl as Record<string, unknown>)) {
     if (typeof fn !== 'function' || (fn as { stream?: boolean }).stream) {
@@ -42,7 +42,7 @@ export function implement<H extends grpc.UntypedServiceImplementation>(
       );
     };
   }
-  return out as H;
+  return out as grpc.UntypedServiceImplementation;
 }
 
 /** Marks a streaming handler so implement() leaves it alone. */

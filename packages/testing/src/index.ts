@@ -1,3 +1,4 @@
 export { createTestDatabase, testServerUrl, type TestDatabase } from './database.js';
 export { freePort } from './ports.js';
+export { startMockKafka, type MockKafka } from './kafka-mock.js';
 export { waitFor } from './wait.js';

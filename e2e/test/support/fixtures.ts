@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import type { ApiClient } from './api.js';
+import type { TestSystem } from './system.js';
+
+export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+export interface TestUser {
+  id: string;
+  username: string;
+  token: string;
+  api: ApiClient;
+}
+
+/** Creates a user (as site admin) and a token for it. */
+export async function createUser(t: TestSystem, prefix = 'user'): Promise<TestUser> {
+  const username = uniqueName(prefix);
+  const res = await t.admin.post('/admin/users', {
+    data: { type: 'users', attributes: { username, email: `${username}@example.com` } },
+  });
+  expect(res.status, res.text).toBe(201);
+  const id = res.body.data.id as string;
+  const tok = await t.admin.post(`/users/${id}/authentication-tokens`, { data: { type: 'authentication-tokens' } });
+  expect(tok.status, tok.text).toBe(201);
+  const token = tok.body.data.attributes.token as string;
+  return { id, username, token, api: t.client(token) };
+}
+
+/** An organization created by a fresh user, who is therefore its owner. */
+export async function createOrganization(t: TestSystem, prefix = 'org') {
+  const owner = await createUser(t, `${prefix}-owner`);
+  const name = uniqueName(prefix);
+  const res = await owner.api.post('/organizations', {
+    data: { type: 'organizations', attributes: { name, email: `ops@${name}.example` } },
+  });
+  expect(res.status, res.text).toBe(201);
+  return { name, owner };
+}
+
+/** A member of `org` whose team grants exactly `permissions`. */
+export async function createMember(t: TestSystem, org: { name: string; owner: TestUser }, permissions: string[]) {
+  const user = await createUser(t, 'member');
+  const team = await org.owner.api.post(`/organizations/${org.name}/teams`, {
+    data: {
+      type: 'teams',
+      attributes: {
+        name: uniqueName('team'),
+        'organization-access': Object.fromEntries(permissions.map((p) => [p, true])),
+      },
+    },
+  });
+  expect(team.status, team.text).toBe(201);
+  const add = await org.owner.api.post(`/teams/${team.body.data.id}/relationships/users`, {
+    data: [{ type: 'users', id: user.id }],
+  });
+  expect(add.status, add.text).toBe(204);
+  return user;
+}
+
+export async function createWorkspace(api: ApiClient, org: string, attrs: Record<string, unknown> = {}, projectId?: string) {
+  const res = await api.post(`/organizations/${org}/workspaces`, {
+    data: {
+      type: 'workspaces',
+      attributes: { name: uniqueName('ws'), ...attrs },
+      ...(projectId ? { relationships: { project: { data: { type: 'projects', id: projectId } } } } : {}),
+    },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as { id: string; attributes: { name: string; 'created-at': string } };
+}
+
+export async function createProject(api: ApiClient, org: string) {
+  const res = await api.post(`/organizations/${org}/projects`, {
+    data: { type: 'projects', attributes: { name: uniqueName('prj') } },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as { id: string };
+}

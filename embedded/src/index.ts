@@ -1,0 +1,1 @@
+export { startSystem, type SystemOptions, type RunningSystem } from './system.js';

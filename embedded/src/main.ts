@@ -1,0 +1,47 @@
+import { env, loadConfig, z } from '@policyhub/config';
+import { startSystem } from './system.js';
+
+/** `npm start`: the whole system in one process with embedded defaults (README "Configuration"). */
+let config;
+try {
+  config = loadConfig({
+    PORT: env.port(8080),
+    HOST: z.string().default('127.0.0.1'),
+    DATA_DIR: z.string().default('.data'),
+    DATABASE_URL: env.optionalUrl(),
+    KAFKA_BROKERS: env.brokers(),
+    SITE_ADMIN_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
+    PUBLIC_URL: env.optionalUrl(),
+    LOG_LEVEL: env.logLevel(),
+  });
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
+}
+
+const system = await startSystem({
+  port: config.PORT,
+  host: config.HOST,
+  dataDir: config.DATA_DIR,
+  databaseUrl: config.DATABASE_URL,
+  kafkaBrokers: config.KAFKA_BROKERS,
+  siteAdminToken: config.SITE_ADMIN_TOKEN,
+  publicUrl: config.PUBLIC_URL,
+  logLevel: config.LOG_LEVEL,
+});
+
+// The one place the token is printed: on the operator's own terminal, never in the logs.
+process.stdout.write(
+  `\nPolicyHub is running\n  base URL:          ${config.PUBLIC_URL ?? system.baseUrl}/api/v2\n  site-admin token:  ${system.siteAdminToken}\n\n`,
+);
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  system.logger.info({ signal }, 'stopping');
+  await system.close();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

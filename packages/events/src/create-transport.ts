@@ -1,0 +1,18 @@
+import type { Logger } from '@policyhub/telemetry';
+import { InProcessTransport } from './in-process-transport.js';
+import { KafkaTransport } from './kafka-transport.js';
+import type { EventTransport } from './transport.js';
+
+export interface CreateTransportOptions {
+  /** Kafka bootstrap servers; none (or only blanks) selects the in-process bus of embedded mode. */
+  brokers?: string[];
+  clientId: string;
+  logger: Logger;
+}
+
+/** The event bus a composition root should use: Kafka when brokers are configured, else in-process. */
+export function createTransport(options: CreateTransportOptions): EventTransport {
+  const brokers = (options.brokers ?? []).map((b) => b.trim()).filter((b) => b.length > 0);
+  if (brokers.length === 0) return new InProcessTransport();
+  return new KafkaTransport({ brokers, clientId: options.clientId, logger: options.logger });
+}

@@ -1,0 +1,274 @@
+import type { Logger } from '@policyhub/telemetry';
+import {
+  type Consumer,
+  type EachBatchPayload,
+  type IHeaders,
+  Kafka,
+  type KafkaMessage,
+  type logCreator,
+  logLevel,
+  type Message,
+  Partitioners,
+  type Producer,
+  type TopicMessages,
+} from 'kafkajs';
+import { DEAD_LETTER_SUFFIX } from './topics.js';
+import type { BusMessage, EventTransport, MessageHandler, Subscription } from './transport.js';
+
+export interface KafkaTransportOptions {
+  brokers: string[];
+  clientId: string;
+  logger: Logger;
+}
+
+/** Fetch long-poll bound (Kafka's own default); it also bounds how long resume and disconnect take. */
+const FETCH_MAX_WAIT_MS = 500;
+/** Backoff before a message whose handler threw is delivered again: doubles per failure, capped. */
+const REDELIVERY_FIRST_DELAY_MS = 500;
+const REDELIVERY_MAX_DELAY_MS = 30_000;
+
+interface GroupConsumer {
+  consumer: Consumer;
+  handler: MessageHandler;
+  /** Consecutive handler failures per `topic:partition`, for the redelivery backoff. */
+  failures: Map<string, number>;
+  resumeTimers: Set<NodeJS.Timeout>;
+  stopping?: Promise<void>;
+}
+
+/**
+ * The event bus on Kafka (kafkajs). One topic per event type, message key = aggregate id (so one
+ * aggregate's events share a partition and stay ordered), headers = the message headers plus
+ * `event-id`. One kafkajs consumer per group; an offset is committed only after the handler
+ * resolved. A handler that throws is an infrastructure failure: its partition is paused, and
+ * the same message is delivered again after a backoff, ahead of everything behind it.
+ * See docs/adr/0005-kafka-transport.md.
+ */
+export class KafkaTransport implements EventTransport {
+  readonly kind = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private readonly logger: Logger;
+  private readonly producer: Producer;
+  private producerConnected: Promise<void> | undefined;
+  private readonly groups = new Map<string, GroupConsumer>();
+  private closing: Promise<void> | undefined;
+
+  constructor(options: KafkaTransportOptions) {
+    this.logger = options.logger;
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      logLevel: logLevel.WARN,
+      logCreator: toPino(options.logger),
+    });
+    this.producer = this.kafka.producer({
+      // Not idempotent: librdkafka's mock cluster (the test broker) does not support it. One
+      // request in flight keeps a retried send from overtaking the next one (same-key order).
+      idempotent: false,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: true,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+  }
+
+  async publish(messages: BusMessage[]): Promise<void> {
+    this.assertOpen();
+    if (messages.length === 0) return;
+    await this.connectProducer();
+    await this.producer.sendBatch({ acks: -1, topicMessages: byTopic(messages) });
+  }
+
+  /** Copies a message the consumer runner gave up on to `<topic>.dead-letter`, for operators. */
+  async publishDeadLetter(message: BusMessage, error: unknown): Promise<void> {
+    await this.publish([
+      {
+        ...message,
+        topic: `${message.topic}${DEAD_LETTER_SUFFIX}`,
+        headers: { ...message.headers, 'dead-letter-error': describe(error) },
+      },
+    ]);
+  }
+
+  /**
+   * Resolves once the group has joined and its consumer runs. A group without committed offsets
+   * starts at the beginning of each topic (`fromBeginning: true`): starting at "latest" would race
+   * with messages published right after subscribe resolved, and consumers are idempotent anyway.
+   */
+  async subscribe(group: string, topics: string[], handler: MessageHandler): Promise<Subscription> {
+    this.assertOpen();
+    if (this.groups.has(group)) throw new Error(`consumer group ${group} is already subscribed`);
+    const consumer = this.kafka.consumer({
+      groupId: group,
+      allowAutoTopicCreation: true,
+      maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
+      retry: { restartOnFailure: async () => !this.closing },
+    });
+    const state: GroupConsumer = { consumer, handler, failures: new Map(), resumeTimers: new Set() };
+    this.groups.set(group, state);
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      const fields = { err: payload.error, group, restart: payload.restart };
+      this.logger.error(
+        fields,
+        payload.restart ? 'kafka consumer crashed; restarting' : 'kafka consumer stopped',
+      );
+    });
+    try {
+      const joined = waitForJoin(consumer);
+      await consumer.connect();
+      await consumer.subscribe({ topics, fromBeginning: true });
+      await consumer.run({
+        eachBatchAutoResolve: false,
+        eachBatch: (payload) => this.consume(group, state, payload),
+      });
+      await joined;
+    } catch (err) {
+      await this.stopGroup(group);
+      throw err;
+    }
+    return { close: () => this.stopGroup(group) };
+  }
+
+  private async consume(group: string, state: GroupConsumer, payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
+    const { topic, partition } = batch;
+    const partitionKey = `${topic}:${partition}`;
+    for (const message of batch.messages) {
+      if (!isRunning() || isStale()) return;
+      try {
+        await state.handler(toBusMessage(topic, message));
+      } catch (err) {
+        // Not resolved, so the next fetch of this partition starts at this message again.
+        this.redeliverLater(group, state, topic, partition, message.offset, err);
+        return;
+      }
+      state.failures.delete(partitionKey);
+      resolveOffset(message.offset);
+      await heartbeat();
+    }
+  }
+
+  private redeliverLater(
+    group: string,
+    state: GroupConsumer,
+    topic: string,
+    partition: number,
+    offset: string,
+    err: unknown,
+  ): void {
+    const partitionKey = `${topic}:${partition}`;
+    const failures = (state.failures.get(partitionKey) ?? 0) + 1;
+    state.failures.set(partitionKey, failures);
+    const delayMs = Math.min(REDELIVERY_FIRST_DELAY_MS * 2 ** (failures - 1), REDELIVERY_MAX_DELAY_MS);
+    this.logger.warn(
+      { err, group, topic, partition, offset, failures, delayMs },
+      'event handler failed; message will be delivered again',
+    );
+    const partitions = [{ topic, partitions: [partition] }];
+    state.consumer.pause(partitions);
+    const timer = setTimeout(() => {
+      state.resumeTimers.delete(timer);
+      state.consumer.resume(partitions);
+    }, delayMs);
+    state.resumeTimers.add(timer);
+  }
+
+  private stopGroup(group: string): Promise<void> {
+    const state = this.groups.get(group);
+    if (!state) return Promise.resolve();
+    state.stopping ??= (async () => {
+      for (const timer of state.resumeTimers) clearTimeout(timer);
+      try {
+        await state.consumer.disconnect();
+      } finally {
+        if (this.groups.get(group) === state) this.groups.delete(group);
+      }
+    })();
+    return state.stopping;
+  }
+
+  /** Leaves every group (so the others rebalance at once) and disconnects the producer. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.groups.keys()].map((group) => this.stopGroup(group)));
+      if (this.producerConnected) {
+        await this.producerConnected.catch(() => {});
+        await this.producer.disconnect();
+      }
+    })();
+    return this.closing;
+  }
+
+  private connectProducer(): Promise<void> {
+    this.producerConnected ??= this.producer.connect().catch((err: unknown) => {
+      this.producerConnected = undefined;
+      throw err;
+    });
+    return this.producerConnected;
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new Error('kafka transport is closed');
+  }
+}
+
+function waitForJoin(consumer: Consumer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const removeJoin = consumer.on(consumer.events.GROUP_JOIN, () => {
+      removeJoin();
+      removeCrash();
+      resolve();
+    });
+    const removeCrash = consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart) return;
+      removeJoin();
+      removeCrash();
+      reject(payload.error);
+    });
+  });
+}
+
+function byTopic(messages: BusMessage[]): TopicMessages[] {
+  const topics = new Map<string, Message[]>();
+  for (const m of messages) {
+    const list = topics.get(m.topic) ?? [];
+    topics.set(m.topic, list);
+    list.push({ key: m.key, value: m.payload, headers: { ...m.headers, 'event-id': m.eventId } });
+  }
+  return [...topics].map(([topic, list]) => ({ topic, messages: list }));
+}
+
+function toBusMessage(topic: string, message: KafkaMessage): BusMessage {
+  const headers = decodeHeaders(message.headers);
+  return {
+    topic,
+    key: message.key?.toString() ?? '',
+    eventId: headers['event-id'] ?? '',
+    payload: message.value ?? Buffer.alloc(0),
+    headers,
+  };
+}
+
+function decodeHeaders(raw: IHeaders | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw ?? {})) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) headers[name] = first.toString();
+  }
+  return headers;
+}
+
+/** kafkajs logs (warn and above) go to the service's pino logger. */
+function toPino(logger: Logger): logCreator {
+  const log = logger.child({ component: 'kafkajs' });
+  return () =>
+    ({ namespace, level, log: entry }) => {
+      const { message, timestamp: _timestamp, ...fields } = entry;
+      if (level === logLevel.ERROR) log.error({ ...fields, namespace }, message);
+      else if (level === logLevel.WARN) log.warn({ ...fields, namespace }, message);
+      else if (level === logLevel.INFO) log.info({ ...fields, namespace }, message);
+      else log.debug({ ...fields, namespace }, message);
+    };
+}
+
+const describe = (err: unknown): string =>
+  err instanceof Error ? `${err.name}: ${err.message}` : String(err);

@@ -1,0 +1,89 @@
+import type * as grpc from '@grpc/grpc-js';
+import { Db, type Migration, isConnectionError, readMigrationsDir, runMigrations } from '@policyhub/db';
+import { type EventTransport, OutboxRelay, type Subscription, eventMigrations } from '@policyhub/events';
+import { bindServer, createGrpcServer, shutdownServer } from '@policyhub/grpc-runtime';
+import type { Logger } from '@policyhub/telemetry';
+
+/** What a service's composition hands to its RPC handlers and consumers. */
+export interface ServiceDeps {
+  db: Db;
+  relay: OutboxRelay;
+  transport: EventTransport;
+  logger: Logger;
+  /** Maps "Postgres is down" to a 503 instead of a 500. */
+  isUnavailable: (err: unknown) => boolean;
+}
+
+export interface GrpcServiceOptions {
+  name: string;
+  /** Postgres schema owned by the service (snake_case of its name). */
+  schema: string;
+  databaseUrl: string;
+  migrationsDir: string;
+  /** host:port; port 0 picks a free one. */
+  grpcAddress: string;
+  transport: EventTransport;
+  logger: Logger;
+  /** Adds the service's gRPC services to the (unbound) server. */
+  register(server: grpc.Server, deps: ServiceDeps): void;
+  /** Starts the service's event consumers. */
+  consumers?(deps: ServiceDeps): Promise<Subscription[]>;
+  /** Extra start work after migrations (e.g. bootstrap data), before serving. */
+  onStart?(deps: ServiceDeps): Promise<void>;
+  /** Extra shutdown work. */
+  onClose?(): Promise<void>;
+  poolSize?: number;
+  migrateOnly?: boolean;
+}
+
+export interface RunningService {
+  name: string;
+  address: string;
+  db: Db;
+  relay: OutboxRelay;
+  isReady(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * The shared lifecycle of a gRPC service: pool on its own schema → migrations (event tables +
+ * its own) under an advisory lock → outbox relay → consumers → gRPC server bound. close() undoes
+ * it in reverse order, draining in-flight calls first.
+ */
+export async function startGrpcService(options: GrpcServiceOptions): Promise<RunningService> {
+  const { logger } = options;
+  const db = new Db({ url: options.databaseUrl, schema: options.schema, max: options.poolSize ?? 10 });
+  const migrations: Migration[] = [...eventMigrations, ...readMigrationsDir(options.migrationsDir)];
+  const applied = await runMigrations(db, migrations);
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  const relay = new OutboxRelay({ db, transport: options.transport, logger });
+  const deps: ServiceDeps = { db, relay, transport: options.transport, logger, isUnavailable: isConnectionError };
+
+  if (options.migrateOnly) {
+    await db.close();
+    return { name: options.name, address: '', db, relay, isReady: async () => false, close: async () => {} };
+  }
+
+  await options.onStart?.(deps);
+  await relay.start();
+  const subscriptions = (await options.consumers?.(deps)) ?? [];
+  const server = createGrpcServer();
+  options.register(server, deps);
+  const address = await bindServer(server, options.grpcAddress);
+  logger.info({ address }, `${options.name} serving gRPC`);
+
+  return {
+    name: options.name,
+    address,
+    db,
+    relay,
+    isReady: () => db.isReady(),
+    async close() {
+      await shutdownServer(server);
+      for (const s of subscriptions) await s.close();
+      await relay.stop();
+      await options.onClose?.();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { AppError, ValidationErrors, invalidAttribute, notFound } from '@policyhub/errors';
+import { type Permission, PERMISSIONS, type Principal, canAccessOrganization, hasPermission } from '@policyhub/grpc-runtime';
+
+/** Organization, workspace and user names: letters, digits, `-` and `_`. */
+export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+/** Project names may also contain spaces. */
+export const PROJECT_NAME_PATTERN = /^[A-Za-z0-9 _-]+$/;
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+
+/** Owners of an organization (its `owners` team) may manage the organization and its teams. */
+export const OWNER = 'owners';
+
+export function requireName(value: string, pointer: string, code: string, pattern = NAME_PATTERN, max = 90): void {
+  if (!value || value.trim() === '') throw invalidAttribute(code, pointer, `${label(pointer)} can't be blank`);
+  if (value.length > max) throw invalidAttribute(code, pointer, `${label(pointer)} is too long (maximum is ${max} characters)`);
+  if (!pattern.test(value)) {
+    throw invalidAttribute(
+      code,
+      pointer,
+      `${label(pointer)} is invalid: only letters, numbers, ${pattern === PROJECT_NAME_PATTERN ? 'spaces, ' : ''}- and _ are allowed`,
+    );
+  }
+}
+
+export function requireEmail(value: string, pointer: string, code: string): void {
+  if (!EMAIL_PATTERN.test(value)) throw invalidAttribute(code, pointer, `${label(pointer)} is invalid`);
+}
+
+export function validatePermissions(perms: string[]): string[] {
+  const errors = new ValidationErrors();
+  for (const p of perms) {
+    if (!(PERMISSIONS as readonly string[]).includes(p)) {
+      errors.add('ADMIN_ORGS_UNKNOWN_PERMISSION', '/data/attributes/organization-access', `unknown permission ${p}`);
+    }
+  }
+  errors.throwIfAny();
+  return [...new Set(perms)];
+}
+
+/** Not being allowed to see something looks exactly like it not existing. */
+export function requireAccess(principal: Principal | undefined, organization: string): void {
+  if (!canAccessOrganization(principal, organization)) throw notFound();
+}
+
+export function requirePermission(principal: Principal | undefined, organization: string, permission: Permission): void {
+  if (!hasPermission(principal, organization, permission)) throw notFound();
+}
+
+export function requireOwner(principal: Principal | undefined, organization: string): void {
+  if (principal?.isSiteAdmin) return;
+  if (!principal?.memberships[organization]?.includes(OWNER)) throw notFound();
+}
+
+export function requireSiteAdmin(principal: Principal | undefined): void {
+  if (!principal?.isSiteAdmin) throw notFound();
+}
+
+export function requirePrincipal(principal: Principal | undefined): Principal {
+  if (!principal) throw new AppError('unauthenticated', 'UNAUTHORIZED', [{ title: 'unauthorized' }]);
+  return principal;
+}
+
+const label = (pointer: string): string => {
+  const last = pointer.split('/').pop() ?? 'value';
+  const words = last.replace(/-/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};

@@ -1,0 +1,38 @@
+import { fileURLToPath } from 'node:url';
+import { newId } from '@policyhub/errors';
+import type { EventTransport } from '@policyhub/events';
+import { type RunningService, startGrpcService } from '@policyhub/service-kit';
+import type { Logger } from '@policyhub/telemetry';
+import { IdentityRepository } from './db/identity-repository.js';
+import { registerAdminOrgs } from './server.js';
+
+export interface AdminOrgsOptions {
+  databaseUrl: string;
+  grpcAddress: string;
+  transport: EventTransport;
+  logger: Logger;
+  /** Token of the bootstrap site admin `admin`; created or kept at every start. */
+  siteAdminToken?: string | undefined;
+  migrateOnly?: boolean;
+}
+
+export const ADMIN_ORGS_SCHEMA = 'admin_orgs';
+
+export function startAdminOrgs(options: AdminOrgsOptions): Promise<RunningService> {
+  return startGrpcService({
+    name: 'admin-orgs',
+    schema: ADMIN_ORGS_SCHEMA,
+    databaseUrl: options.databaseUrl,
+    migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
+    grpcAddress: options.grpcAddress,
+    transport: options.transport,
+    logger: options.logger,
+    migrateOnly: options.migrateOnly,
+    register: registerAdminOrgs,
+    async onStart({ db }) {
+      if (options.siteAdminToken) {
+        await new IdentityRepository(db).ensureSiteAdmin(newId('user'), newId('at'), options.siteAdminToken);
+      }
+    },
+  });
+}

@@ -1,0 +1,15 @@
+import { env, z } from '@policyhub/config';
+
+/** Gateway environment (README "Configuration" lists each). */
+export const gatewayConfigShape = {
+  PORT: env.port(8080),
+  HOST: z.string().default('0.0.0.0'),
+  ADMIN_ORGS_ADDR: env.address('127.0.0.1:50051'),
+  POLICY_SETS_ADDR: env.address('127.0.0.1:50052'),
+  RUNS_ADDR: env.address('127.0.0.1:50053'),
+  STORAGE_ADDR: env.address('127.0.0.1:50054'),
+  PUBLIC_URL: env.optionalUrl(),
+  REDIS_URL: env.optionalUrl(),
+  LOG_LEVEL: env.logLevel(),
+  REQUEST_BODY_LIMIT: env.int(1024 * 1024, 1024),
+};

@@ -1,0 +1,32 @@
+import { loadConfig } from '@policyhub/config';
+import { createLogger } from '@policyhub/telemetry';
+import { buildApp } from './app.js';
+import { createClients } from './clients/index.js';
+import { gatewayConfigShape } from './config.js';
+
+let config: ReturnType<typeof loadConfig<typeof gatewayConfigShape>>;
+try {
+  config = loadConfig(gatewayConfigShape);
+} catch (err) {
+  console.error(`gateway: ${(err as Error).message}`);
+  process.exit(2);
+}
+const logger = createLogger('gateway', config.LOG_LEVEL);
+const clients = createClients({
+  adminOrgs: config.ADMIN_ORGS_ADDR,
+  policySets: config.POLICY_SETS_ADDR,
+  runs: config.RUNS_ADDR,
+  storage: config.STORAGE_ADDR,
+});
+const app = await buildApp({ clients, logger, publicUrl: config.PUBLIC_URL, bodyLimit: config.REQUEST_BODY_LIMIT });
+await app.listen({ port: config.PORT, host: config.HOST });
+logger.info({ port: config.PORT }, 'gateway listening');
+
+const stop = async () => {
+  logger.info('shutting down');
+  await app.close();
+  clients.close();
+  process.exit(0);
+};
+process.once('SIGTERM', () => void stop());
+process.once('SIGINT', () => void stop());

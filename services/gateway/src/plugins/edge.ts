@@ -1,0 +1,93 @@
+import { AppError, badRequest } from '@policyhub/errors';
+import { metrics, type Logger } from '@policyhub/telemetry';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { httpError, httpErrorFromAppError, httpErrorFromGrpc, isGrpcError } from '../errors/http-errors.js';
+
+export const JSON_API = 'application/vnd.api+json';
+export const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * `/api/v2` is optional on input (also when doubled): strip every leading copy, then serve under
+ * exactly one. Ops endpoints stay at the root.
+ */
+export function normaliseUrl(url: string): string {
+  const q = url.indexOf('?');
+  let path = q === -1 ? url : url.slice(0, q);
+  const query = q === -1 ? '' : url.slice(q);
+  if (OPS_PATHS.has(path)) return url;
+  while (path === '/api/v2' || path.startsWith('/api/v2/')) path = path.slice('/api/v2'.length) || '/';
+  return `/api/v2${path === '/' ? '' : path}${query}`;
+}
+
+/** Query strings: bracket keys decoded (`page%5Bsize%5D` → `page[size]`), one string per key. */
+export function parseQuery(raw: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    out[k] = k in out && k === 'include' ? `${out[k]},${v}` : v;
+  }
+  return out;
+}
+
+/** JSON bodies of either media type; an empty body is allowed (clients send one on body-less POST/DELETE). */
+export function registerBodyParsing(app: FastifyInstance): void {
+  app.removeContentTypeParser(['application/json']);
+  app.addContentTypeParser(
+    ['application/json', JSON_API],
+    { parseAs: 'string' },
+    (_req, body: string | Buffer, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      if (text.trim() === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(text));
+      } catch {
+        done(badRequest('GATEWAY_MALFORMED_JSON', 'the request body is not valid JSON') as unknown as Error, undefined);
+      }
+    },
+  );
+}
+
+export function registerErrorHandling(app: FastifyInstance, logger: Logger): void {
+  app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
+    let mapped;
+    if (err instanceof AppError) mapped = httpErrorFromAppError(err);
+    else if (isGrpcError(err)) mapped = httpErrorFromGrpc(err);
+    else if ('statusCode' in err && typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      mapped = httpError(err.statusCode, clientMessage(err as FastifyError));
+    } else {
+      mapped = httpError(500);
+    }
+    if (mapped.statusCode >= 500) {
+      logger.error({ err, route: request.routeOptions.url, method: request.method }, 'request failed');
+    }
+    reply.status(mapped.statusCode).type(JSON_API).send(mapped.body);
+  });
+  app.setNotFoundHandler((_request, reply) => {
+    reply.status(404).type(JSON_API).send(httpError(404).body);
+  });
+}
+
+const clientMessage = (err: FastifyError): string => {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'the request body is too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return `unsupported content type; use ${JSON_API}`;
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'the Content-Length header does not match the body';
+    default:
+      return err.message;
+  }
+};
+
+/** One concise log line per request, by route pattern (raw URLs can hold capability tokens). */
+export function registerRequestLogging(app: FastifyInstance, logger: Logger): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    metrics.httpRequests.observe({ method: request.method, route, status: String(reply.statusCode) }, seconds);
+    logger.info(
+      { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+}

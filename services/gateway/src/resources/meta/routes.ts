@@ -1,0 +1,13 @@
+import type { FastifyInstance } from 'fastify';
+import type { RouteContext } from '../../route-context.js';
+
+export const API_VERSION = '2.6';
+
+/** `GET /ping`: clients call it first and read these headers (never `TFP-AppName: HCP Terraform`). */
+export function registerMetaRoutes(app: FastifyInstance, _ctx: RouteContext): void {
+  app.get('/ping', { config: { isPublic: true } }, async (_request, reply) => {
+    reply.header('TFP-API-Version', API_VERSION);
+    reply.header('X-TFE-Version', 'policyhub');
+    return reply.status(204).send();
+  });
+}

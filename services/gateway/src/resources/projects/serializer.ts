@@ -1,0 +1,18 @@
+import type { adminorgsV1 } from '@policyhub/contracts';
+import { type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
+
+export function serializeProject(p: adminorgsV1.Project__Output): ResourceObject {
+  return {
+    id: p.id,
+    type: 'projects',
+    attributes: {
+      name: p.name,
+      description: p.description || null,
+      'is-default': p.isDefault,
+      'created-at': p.createdAt,
+      'updated-at': p.updatedAt,
+    },
+    relationships: { organization: toOne('organizations', p.organization) },
+    links: selfLink(`/projects/${p.id}`),
+  };
+}

@@ -1,0 +1,20 @@
+import type { adminorgsV1 } from '@policyhub/contracts';
+import { type ResourceObject, selfLink } from '../../jsonapi/document.js';
+
+export function serializeUser(u: adminorgsV1.User__Output): ResourceObject {
+  return {
+    id: u.id,
+    type: 'users',
+    attributes: { username: u.username, email: u.email, 'is-site-admin': u.isSiteAdmin, 'created-at': u.createdAt },
+    links: selfLink(`/users/${u.id}`),
+  };
+}
+
+export function serializeToken(t: adminorgsV1.AuthenticationToken__Output): ResourceObject {
+  return {
+    id: t.id,
+    type: 'authentication-tokens',
+    attributes: { description: t.description || null, token: t.token || null, 'created-at': t.createdAt },
+    relationships: { 'created-by': { data: { id: t.userId, type: 'users' } } },
+  };
+}

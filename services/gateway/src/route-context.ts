@@ -1,0 +1,28 @@
+import type { Principal } from '@policyhub/grpc-runtime';
+import type { Logger } from '@policyhub/telemetry';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clients } from './clients/index.js';
+import { JSON_API } from './plugins/edge.js';
+
+/** What every resource's routes get: the downstream clients and request helpers. */
+export interface RouteContext {
+  clients: Clients;
+  logger: Logger;
+  /** Absolute base URL for links (PUBLIC_URL, else the request's own scheme and host). */
+  baseUrl(request: FastifyRequest): string;
+}
+
+/** Call options forwarding the caller to a service. */
+export const as = (request: FastifyRequest): { principal: Principal } => ({ principal: request.principal });
+
+export type Query = Record<string, string | undefined>;
+export const queryOf = (request: FastifyRequest): Query => request.query as Query;
+export const paramsOf = <T extends string>(request: FastifyRequest) => request.params as Record<T, string>;
+
+export function sendDocument(reply: FastifyReply, status: number, document: unknown) {
+  return reply.status(status).type(JSON_API).send(document);
+}
+
+export function sendNoContent(reply: FastifyReply) {
+  return reply.status(204).send();
+}
