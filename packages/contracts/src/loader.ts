@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { ProtoGrpcType } from './generated/index.js';
 import { loaderOptions, protoRoot } from './options.js';
 
@@ -35,7 +35,7 @@ export function messageRoot(): protobuf.Root {
   if (!cachedRoot) {
     const { root, files } = protoFiles();
     const r = new protobuf.Root();
-    r.resolvePath = (_origin, target) => join(root, target);
+    r.resolvePath = (_origin, target) => (isAbsolute(target) ? target : join(root, target));
     r.loadSync(files.map((f) => join(root, f)), { keepCase: false });
     r.resolveAll();
     cachedRoot = r;

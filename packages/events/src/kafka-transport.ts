@@ -114,6 +114,7 @@ export class KafkaTransport implements EventTransport {
     });
     try {
       const joined = waitForJoin(consumer);
+      joined.catch(() => {}); // awaited below; avoids an unhandled rejection if connect fails first
       await consumer.connect();
       await consumer.subscribe({ topics, fromBeginning: true });
       await consumer.run({
@@ -122,7 +123,7 @@ export class KafkaTransport implements EventTransport {
       });
       await joined;
     } catch (err) {
-      await this.stopGroup(group);
+      await this.stopGroup(group).catch(() => {});
       throw err;
     }
     return { close: () => this.stopGroup(group) };

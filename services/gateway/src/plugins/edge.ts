@@ -30,7 +30,7 @@ export function parseQuery(raw: string): Record<string, string> {
 
 /** JSON bodies of either media type; an empty body is allowed (clients send one on body-less POST/DELETE). */
 export function registerBodyParsing(app: FastifyInstance): void {
-  app.removeContentTypeParser(['application/json']);
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     ['application/json', JSON_API],
     { parseAs: 'string' },

@@ -1,0 +1,163 @@
+import { contracts, decodeMessage } from '@policyhub/contracts';
+import { InProcessTransport, TOPICS } from '@policyhub/events';
+import { createClient, type Principal, readServiceError } from '@policyhub/grpc-runtime';
+import type { RunningService } from '@policyhub/service-kit';
+import { createLogger } from '@policyhub/telemetry';
+import { createTestDatabase, type TestDatabase } from '@policyhub/testing';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken, startAdminOrgs } from '../src/index.js';
+
+const ADMIN_TOKEN = 'test-site-admin-token-0123456789';
+let db: TestDatabase;
+let service: RunningService;
+let transport: InProcessTransport;
+const published: Array<{ topic: string; payload: Buffer }> = [];
+const v1 = contracts().policyhub.adminorgs.v1;
+let identity: ReturnType<typeof createClient<InstanceType<typeof v1.Identity>>>;
+let orgs: ReturnType<typeof createClient<InstanceType<typeof v1.Organizations>>>;
+let workspaces: ReturnType<typeof createClient<InstanceType<typeof v1.Workspaces>>>;
+let teams: ReturnType<typeof createClient<InstanceType<typeof v1.Teams>>>;
+
+const principalOf = async (token: string): Promise<Principal> => {
+  const p = await identity.Authenticate({ token });
+  return {
+    userId: p.userId,
+    username: p.username,
+    isSiteAdmin: p.isSiteAdmin,
+    memberships: Object.fromEntries(p.memberships.map((m) => [m.organization, m.permissions])),
+  };
+};
+
+const statusOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+    return grpc.status.OK;
+  } catch (err) {
+    return readServiceError(err).status;
+  }
+};
+
+beforeAll(async () => {
+  db = await createTestDatabase('ph_admin_orgs');
+  transport = new InProcessTransport();
+  await transport.subscribe('test-observer', Object.values(TOPICS).map((t) => t.name), async (m) => {
+    published.push({ topic: m.topic, payload: m.payload });
+  });
+  service = await startAdminOrgs({
+    databaseUrl: db.url,
+    grpcAddress: '127.0.0.1:0',
+    transport,
+    logger: createLogger('admin-orgs', 'silent'),
+    siteAdminToken: ADMIN_TOKEN,
+  });
+  identity = createClient(v1.Identity, service.address);
+  orgs = createClient(v1.Organizations, service.address);
+  workspaces = createClient(v1.Workspaces, service.address);
+  teams = createClient(v1.Teams, service.address);
+});
+
+afterAll(async () => {
+  for (const c of [identity, orgs, workspaces, teams]) c?.close();
+  await service?.close();
+  await db?.drop();
+});
+
+describe('admin-orgs against Postgres', () => {
+  it('bootstraps the site admin from the configured token and keeps only its hash', async () => {
+    const admin = await principalOf(ADMIN_TOKEN);
+    expect(admin).toMatchObject({ username: 'admin', isSiteAdmin: true });
+    const { rows } = await service.db.query<{ token_sha256: string }>('SELECT token_sha256 FROM authentication_tokens');
+    expect(rows.map((r) => r.token_sha256)).toContain(hashToken(ADMIN_TOKEN));
+    const dump = JSON.stringify((await service.db.query('SELECT * FROM authentication_tokens')).rows);
+    expect(dump).not.toContain(ADMIN_TOKEN);
+  });
+
+  it('rejects unknown tokens as unauthenticated', async () => {
+    expect(await statusOf(identity.Authenticate({ token: 'nope' }))).toBe(grpc.status.UNAUTHENTICATED);
+  });
+
+  it('lets only site admins create users, and a new token authenticates as its user', async () => {
+    const admin = await principalOf(ADMIN_TOKEN);
+    const user = await identity.CreateUser({ username: 'carol', email: 'carol@example.com' }, { principal: admin });
+    const carol = await principalOf((await identity.CreateAuthenticationToken({ userId: user.id }, { principal: admin })).token);
+    expect(carol).toMatchObject({ userId: user.id, isSiteAdmin: false, memberships: {} });
+    expect(await statusOf(identity.CreateUser({ username: 'dave', email: 'd@example.com' }, { principal: carol }))).toBe(
+      grpc.status.NOT_FOUND,
+    );
+  });
+
+  it('makes the creator an owner with every permission and hides the organization from others', async () => {
+    const admin = await principalOf(ADMIN_TOKEN);
+    const u = await identity.CreateUser({ username: 'erin', email: 'erin@example.com' }, { principal: admin });
+    const erinToken = (await identity.CreateAuthenticationToken({ userId: u.id }, { principal: admin })).token;
+    await orgs.CreateOrganization({ name: 'erin-co', email: 'ops@erin.example' }, { principal: await principalOf(erinToken) });
+    const erin = await principalOf(erinToken);
+    expect(erin.memberships['erin-co']).toEqual(expect.arrayContaining(['manage-policies', 'read-runs', 'owners']));
+
+    const other = await identity.CreateUser({ username: 'frank', email: 'frank@example.com' }, { principal: admin });
+    const frank = await principalOf((await identity.CreateAuthenticationToken({ userId: other.id }, { principal: admin })).token);
+    expect(await statusOf(orgs.GetOrganization({ name: 'erin-co' }, { principal: frank }))).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it('grants team permissions to members and drops disabled organizations from memberships', async () => {
+    const admin = await principalOf(ADMIN_TOKEN);
+    await orgs.CreateOrganization({ name: 'team-co', email: 'ops@team.example' }, { principal: admin });
+    const u = await identity.CreateUser({ username: 'gina', email: 'gina@example.com' }, { principal: admin });
+    const token = (await identity.CreateAuthenticationToken({ userId: u.id }, { principal: admin })).token;
+    const team = await teams.CreateTeam(
+      { organization: 'team-co', name: 'readers', permissions: ['read-runs'] },
+      { principal: await principalOf(ADMIN_TOKEN) },
+    );
+    await teams.AddTeamMembers({ teamId: team.id, userIds: [u.id] }, { principal: await principalOf(ADMIN_TOKEN) });
+    expect((await principalOf(token)).memberships['team-co']).toEqual(['read-runs']);
+
+    await service.db.query(`UPDATE organizations SET is_disabled = true WHERE name = 'team-co'`);
+    expect((await principalOf(token)).memberships['team-co']).toBeUndefined();
+  });
+
+  it('enforces the workspace limit and publishes deletions through the outbox', async () => {
+    const admin = await principalOf(ADMIN_TOKEN);
+    await orgs.CreateOrganization({ name: 'limit-co', email: 'ops@limit.example' }, { principal: admin });
+    const p = await principalOf(ADMIN_TOKEN);
+    const ws = await workspaces.CreateWorkspace({ organization: 'limit-co', name: 'one' }, { principal: p });
+    await service.db.query(`UPDATE organizations SET workspace_limit = 1 WHERE name = 'limit-co'`);
+    expect(await statusOf(workspaces.CreateWorkspace({ organization: 'limit-co', name: 'two' }, { principal: p }))).toBe(
+      grpc.status.INVALID_ARGUMENT,
+    );
+
+    await workspaces.DeleteWorkspace({ id: ws.id }, { principal: p });
+    await orgs.DeleteOrganization({ name: 'limit-co' }, { principal: p });
+    const deletedWs = published.find((e) => e.topic === TOPICS.workspaceDeleted.name);
+    expect(decodeMessage<{ workspaceId: string }>(TOPICS.workspaceDeleted.type, deletedWs!.payload).workspaceId).toBe(ws.id);
+    const deletedOrg = published.find((e) => e.topic === TOPICS.organizationDeleted.name);
+    expect(decodeMessage<{ organization: string }>(TOPICS.organizationDeleted.type, deletedOrg!.payload).organization).toBe(
+      'limit-co',
+    );
+    const { rows } = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL');
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('serialises concurrent migration runs with the advisory lock', async () => {
+    const other = await createTestDatabase('ph_admin_orgs_mig');
+    try {
+      const start = () =>
+        startAdminOrgs({
+          databaseUrl: other.url,
+          grpcAddress: '127.0.0.1:0',
+          transport: new InProcessTransport(),
+          logger: createLogger('admin-orgs', 'silent'),
+          migrateOnly: true,
+        });
+      await Promise.all([start(), start(), start()]);
+      const { default: pg } = await import('pg');
+      const c = new pg.Client({ connectionString: other.url });
+      await c.connect();
+      const { rows } = await c.query('SELECT name FROM admin_orgs.schema_migrations ORDER BY name');
+      await c.end();
+      expect(rows.map((r) => r.name)).toEqual(['0000_create_event_tables', '0001_create_identity_and_tenancy']);
+    } finally {
+      await other.drop();
+    }
+  });
+});

@@ -1,0 +1,187 @@
+import * as grpc from '@grpc/grpc-js';
+import { AppError, invalidAttribute, notFound } from '@policyhub/errors';
+import { toServiceError } from '@policyhub/grpc-runtime';
+import { describe, expect, it } from 'vitest';
+import { HTTP_STATUS_FOR_GRPC, httpErrorFromAppError, httpErrorFromGrpc } from '../src/errors/http-errors.js';
+import { RequestDocument, readIdentifierList } from '../src/jsonapi/body.js';
+import { parseInclude } from '../src/jsonapi/include.js';
+import { hasPageParams, paginationDocument, parsePage } from '../src/jsonapi/pagination.js';
+import { normaliseUrl, parseQuery } from '../src/plugins/edge.js';
+
+const catchError = (fn: () => unknown): AppError => {
+  try {
+    fn();
+  } catch (err) {
+    return err as AppError;
+  }
+  throw new Error('expected an error');
+};
+
+describe('the /api/v2 prefix rule', () => {
+  it.each([
+    ['/ping', '/api/v2/ping'],
+    ['/api/v2/ping', '/api/v2/ping'],
+    ['/api/v2/api/v2/ping', '/api/v2/ping'],
+    ['/admin/organizations?q=a', '/api/v2/admin/organizations?q=a'],
+    ['/api/v2', '/api/v2'],
+    ['/api/v2x/ping', '/api/v2/api/v2x/ping'],
+    ['/healthz', '/healthz'],
+  ])('%s is served as %s', (input, expected) => {
+    expect(normaliseUrl(input)).toBe(expected);
+  });
+});
+
+describe('query parsing', () => {
+  it('decodes percent-encoded brackets and encoded commas', () => {
+    expect(parseQuery('page%5Bnumber%5D=2&page%5Bsize%5D=100&include=current_version%2Cnewest_version')).toEqual({
+      'page[number]': '2',
+      'page[size]': '100',
+      include: 'current_version,newest_version',
+    });
+  });
+
+  it('joins repeated include parameters', () => {
+    expect(parseQuery('include=a&include=b').include).toBe('a,b');
+  });
+});
+
+describe('pagination', () => {
+  it('defaults to page 1 of 20', () => {
+    expect(parsePage({})).toEqual({ number: 1, size: 20 });
+  });
+
+  it.each(['0', '101', '-1', 'abc', '1.5'])('rejects page[size]=%s with the upstream 422 body', (size) => {
+    const err = catchError(() => parsePage({ 'page[size]': size }));
+    const http = httpErrorFromAppError(err);
+    expect(http.statusCode).toBe(422);
+    expect(http.body.errors[0]).toMatchObject({
+      status: '422',
+      title: 'invalid attribute',
+      detail: 'page[size] must be between 1 and 100',
+    });
+  });
+
+  it('rejects a page number that is not a positive integer', () => {
+    expect(httpErrorFromAppError(catchError(() => parsePage({ 'page[number]': '0' }))).statusCode).toBe(422);
+  });
+
+  it('knows whether the client asked for pages', () => {
+    expect(hasPageParams({})).toBe(false);
+    expect(hasPageParams({ 'page[size]': '5' })).toBe(true);
+  });
+
+  it('builds meta and links with null prev/next at the ends, keeping other parameters', () => {
+    const doc = paginationDocument(
+      { currentPage: 1, pageSize: 2, totalPages: 3, totalCount: 5 },
+      'http://h',
+      '/api/v2/things',
+      { 'filter[kind]': 'kind_a', 'page[size]': '2' },
+    );
+    expect(doc.meta.pagination).toEqual({
+      'current-page': 1,
+      'page-size': 2,
+      'prev-page': null,
+      'next-page': 2,
+      'total-pages': 3,
+      'total-count': 5,
+    });
+    expect(doc.links.prev).toBeNull();
+    expect(doc.links.next).toBe('http://h/api/v2/things?filter%5Bkind%5D=kind_a&page%5Bnumber%5D=2&page%5Bsize%5D=2');
+    expect(doc.links.last).toContain('page%5Bnumber%5D=3');
+  });
+
+  it('echoes a page past the end with the true total', () => {
+    const doc = paginationDocument({ currentPage: 999, pageSize: 20, totalPages: 1, totalCount: 3 }, 'http://h', '/x', {});
+    expect(doc.meta.pagination['current-page']).toBe(999);
+    expect(doc.meta.pagination['total-count']).toBe(3);
+    expect(doc.meta.pagination['next-page']).toBeNull();
+  });
+});
+
+describe('include parsing', () => {
+  const allowed = ['policies', 'current_version', 'workspace_exclusions'];
+
+  it('accepts hyphen and underscore spellings and returns the canonical one', () => {
+    expect([...parseInclude('current-version,workspace_exclusions', allowed)]).toEqual(['current_version', 'workspace_exclusions']);
+  });
+
+  it('rejects unknown names with a 400 mentioning the include parameter', () => {
+    const http = httpErrorFromAppError(catchError(() => parseInclude('policies,owners', allowed)));
+    expect(http.statusCode).toBe(400);
+    expect(http.body.errors[0]!.detail).toContain('include parameter');
+  });
+
+  it('treats an empty include as none', () => {
+    expect(parseInclude('', allowed).size).toBe(0);
+  });
+});
+
+describe('error mapping', () => {
+  it('maps every gRPC status to a status code', () => {
+    for (const code of Object.values(grpc.status).filter((v) => typeof v === 'number')) {
+      expect(HTTP_STATUS_FOR_GRPC[code as grpc.status]).toBeGreaterThanOrEqual(200);
+    }
+  });
+
+  it('turns a validation error from a service into a 422 with its pointer', () => {
+    const http = httpErrorFromGrpc(toServiceError(invalidAttribute('X', '/data/attributes/name', 'Name has already been taken')));
+    expect(http).toEqual({
+      statusCode: 422,
+      body: {
+        errors: [
+          { status: '422', title: 'invalid attribute', detail: 'Name has already been taken', source: { pointer: '/data/attributes/name' } },
+        ],
+      },
+    });
+  });
+
+  it('renders 404 without any detail, so hidden looks like missing', () => {
+    expect(httpErrorFromGrpc(toServiceError(notFound()))).toEqual({
+      statusCode: 404,
+      body: { errors: [{ status: '404', title: 'not found' }] },
+    });
+  });
+
+  it('maps PERMISSION_DENIED to 404 and never leaks internal details of a 500', () => {
+    const denied = Object.assign(new Error('x'), { code: grpc.status.PERMISSION_DENIED, metadata: new grpc.Metadata(), details: 'secret' });
+    expect(httpErrorFromGrpc(denied).statusCode).toBe(404);
+    const internal = Object.assign(new Error('x'), { code: grpc.status.INTERNAL, metadata: new grpc.Metadata(), details: 'stack trace' });
+    expect(JSON.stringify(httpErrorFromGrpc(internal).body)).not.toContain('stack trace');
+  });
+});
+
+describe('request documents', () => {
+  it('requires data to be an object of the expected type', () => {
+    expect(httpErrorFromAppError(catchError(() => new RequestDocument({}, 'teams'))).body.errors[0]!.source).toEqual({
+      pointer: '/data',
+    });
+    const wrongType = httpErrorFromAppError(catchError(() => new RequestDocument({ data: { type: 'users' } }, 'teams')));
+    expect(wrongType.body.errors[0]!.source).toEqual({ pointer: '/data/type' });
+  });
+
+  it('accepts an empty type where an endpoint allows it', () => {
+    expect(() => new RequestDocument({ data: { type: '' } }, 'organizations', { allowEmptyType: true })).not.toThrow();
+  });
+
+  it('collects wrong JSON types with pointers', () => {
+    const doc = new RequestDocument({ data: { type: 't', attributes: { name: 5, global: 'true' } } }, 't');
+    doc.string('name', { required: true });
+    doc.boolean('global');
+    const http = httpErrorFromAppError(catchError(() => doc.done()));
+    expect(http.body.errors.map((e) => e.source?.pointer)).toEqual(['/data/attributes/name', '/data/attributes/global']);
+  });
+
+  it('reads only type and id from full resource objects in relationship arrays', () => {
+    const ids = readIdentifierList(
+      { data: [{ type: 'workspaces', id: 'ws-1', attributes: { name: 'x' }, relationships: {} }, { type: 'workspaces', id: 'ws-1' }] },
+      'workspaces',
+    );
+    expect(ids).toEqual(['ws-1']);
+  });
+
+  it('rejects a wrong element type in a relationship array', () => {
+    const http = httpErrorFromAppError(catchError(() => readIdentifierList({ data: [{ type: 'projects', id: 'p' }] }, 'workspaces')));
+    expect(http.statusCode).toBe(422);
+    expect(http.body.errors[0]!.source).toEqual({ pointer: '/data/0/type' });
+  });
+});
