@@ -14,10 +14,26 @@ const kindToStatus: Record<ErrorKind, grpc.status> = {
   bad_request: grpc.status.ABORTED,
 };
 
+/**
+ * gRPC metadata values must be printable ASCII and stay small: escape everything else as JSON
+ * \\u sequences (JSON.parse restores it) and bound the number and length of items.
+ */
+export function encodeErrorJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const boundItems = (items: ErrorItem[]): ErrorItem[] =>
+  items.slice(0, 50).map((i) => ({
+    ...i,
+    title: i.title.slice(0, 200),
+    ...(i.detail ? { detail: i.detail.slice(0, 1000) } : {}),
+    ...(i.pointer ? { pointer: i.pointer.slice(0, 300) } : {}),
+  }));
+
 /** Turns a domain error into a gRPC error carrying the JSON:API error items in trailing metadata. */
 export function toServiceError(err: AppError): grpc.ServiceError {
   const metadata = new grpc.Metadata();
-  metadata.set(ERROR_KEY, JSON.stringify({ code: err.code, kind: err.kind, items: err.items }));
+  metadata.set(ERROR_KEY, encodeErrorJson({ code: err.code, kind: err.kind, items: boundItems(err.items) }));
   return Object.assign(new Error(err.message), {
     code: kindToStatus[err.kind],
     details: err.message,

@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { contracts } from '@policyhub/contracts';
 import { implement } from '@policyhub/grpc-runtime';
 import type { ServiceDeps } from '@policyhub/service-kit';
+import { adminOrganizationHandlers } from './rpc/admin-organizations.js';
 import { identityHandlers } from './rpc/identity.js';
 import { organizationHandlers, projectHandlers, teamHandlers, workspaceHandlers } from './rpc/tenancy.js';
 
@@ -14,4 +15,5 @@ export function registerAdminOrgs(server: grpc.Server, deps: ServiceDeps): void 
   server.addService(v1.Teams.service, implement(teamHandlers(deps), opts));
   server.addService(v1.Projects.service, implement(projectHandlers(deps), opts));
   server.addService(v1.Workspaces.service, implement(workspaceHandlers(deps), opts));
+  server.addService(v1.AdminOrganizations.service, implement(adminOrganizationHandlers(deps), opts));
 }

@@ -1,4 +1,5 @@
 import { contracts, decodeMessage } from '@policyhub/contracts';
+import { readMigrationsDir } from '@policyhub/db';
 import { InProcessTransport, TOPICS } from '@policyhub/events';
 import { createClient, type Principal, readServiceError } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
@@ -155,7 +156,8 @@ describe('admin-orgs against Postgres', () => {
       await c.connect();
       const { rows } = await c.query('SELECT name FROM admin_orgs.schema_migrations ORDER BY name');
       await c.end();
-      expect(rows.map((r) => r.name)).toEqual(['0000_create_event_tables', '0001_create_identity_and_tenancy']);
+      const expected = ['0000_create_event_tables', ...readMigrationsDir(new URL('../migrations', import.meta.url).pathname).map((m) => m.name)];
+      expect(rows.map((r) => r.name)).toEqual(expected);
     } finally {
       await other.drop();
     }

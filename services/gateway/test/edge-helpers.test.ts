@@ -185,3 +185,11 @@ describe('request documents', () => {
     expect(http.body.errors[0]!.source).toEqual({ pointer: '/data/0/type' });
   });
 });
+
+describe('errors carrying non-ASCII text', () => {
+  it('survive the trip through gRPC metadata unchanged', () => {
+    const detail = 'durée invalide: 5µs — ünïcödé ✓';
+    const err = toServiceError(invalidAttribute('X', '/data/attributes/name', detail));
+    expect(httpErrorFromGrpc(err).body.errors[0]!.detail).toBe(detail);
+  });
+});

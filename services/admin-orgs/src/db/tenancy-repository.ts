@@ -47,7 +47,8 @@ export interface WorkspaceRow {
   updated_at: string;
 }
 
-const ORG_COLUMNS = `o.*, coalesce((SELECT array_agg(m.user_id ORDER BY m.user_id) FROM teams t
+/** Columns of an OrganizationRow selected from `organizations o` (also used by the admin repository). */
+export const ORG_COLUMNS = `o.*, coalesce((SELECT array_agg(m.user_id ORDER BY m.user_id) FROM teams t
   JOIN team_members m ON m.team_id = t.id WHERE t.organization = o.name AND t.name = 'owners'), '{}') AS owner_ids`;
 
 const TEAM_COLUMNS = `t.*, coalesce((SELECT array_agg(m.user_id ORDER BY m.user_id) FROM team_members m

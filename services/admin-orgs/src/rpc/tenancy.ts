@@ -3,6 +3,7 @@ import { type Db, isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db'
 import { invalidAttribute, newId, notFound, unprocessable } from '@policyhub/errors';
 import { enqueueEvent, type OutboxRelay, TOPICS } from '@policyhub/events';
 import { canAccessOrganization, type Handlers, PERMISSIONS, type Principal } from '@policyhub/grpc-runtime';
+import { AdminOrganizationRepository } from '../db/admin-organization-repository.js';
 import { type OrganizationRow, TenancyRepository } from '../db/tenancy-repository.js';
 import {
   OWNER,
@@ -15,6 +16,7 @@ import {
   requirePrincipal,
   validatePermissions,
 } from '../domain/rules.js';
+import { enqueueSharingChanged } from '../events/sharing-changed.js';
 import { toOrganization, toProject, toTeam, toWorkspace } from './mappers.js';
 
 export interface TenancyDeps {
@@ -106,9 +108,14 @@ export function organizationHandlers({ db, relay }: TenancyDeps): Handlers<admin
 /** Deletes an organization and everything it owns here; other services follow the event. */
 export async function deleteOrganization(db: Db, name: string): Promise<boolean> {
   return db.transaction(async (tx) => {
+    // Producers that list this organization as a registry consumer lose it (FK cascade); tell them too.
+    const sharing = new AdminOrganizationRepository(tx);
+    const producers = await sharing.producersOfDeleted(name);
     const deleted = await new TenancyRepository(tx).deleteOrganization(name);
-    if (deleted) await enqueueEvent(tx, TOPICS.organizationDeleted, name, { organization: name });
-    return deleted;
+    if (!deleted) return false;
+    await enqueueEvent(tx, TOPICS.organizationDeleted, name, { organization: name });
+    for (const state of await sharing.sharingStates(producers)) await enqueueSharingChanged(tx, state);
+    return true;
   });
 }
 

@@ -1,0 +1,155 @@
+import type { adminorgsV1 } from '@policyhub/contracts';
+import { AppError } from '@policyhub/errors';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { readIdentifierList } from '../../jsonapi/body.js';
+import type { ResourceObject } from '../../jsonapi/document.js';
+import { parseInclude } from '../../jsonapi/include.js';
+import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import {
+  type Query,
+  type RouteContext,
+  as,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  sendNoContent,
+} from '../../route-context.js';
+import { serializeUser } from '../users/serializer.js';
+import { readAdminOrganizationUpdate, readRegistryPartnerships } from './request-bodies.js';
+import { adminOrganizationPath, serializeAdminOrganization } from './serializer.js';
+
+const INCLUDES = ['owners'] as const;
+
+/** `filter[…]=true|false`; absent or empty means no filter, anything else is a 422. */
+function booleanFilter(query: Query, name: string): boolean | undefined {
+  const raw = query[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new AppError('invalid', 'GATEWAY_INVALID_FILTER', [
+    { title: 'invalid attribute', detail: `${name} must be true or false`, parameter: name },
+  ]);
+}
+
+/**
+ * The site-admin organization API (self-hosted installations). admin-orgs answers NOT_FOUND to
+ * anyone but a site admin, so non-admins get 404 everywhere, including for unknown names.
+ */
+export function registerAdminOrganizationRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { clients } = ctx;
+
+  /** The owners of every listed organization, fetched in one batch call. */
+  const ownersOf = async (
+    request: FastifyRequest,
+    orgs: adminorgsV1.Organization__Output[],
+  ): Promise<ResourceObject[]> => {
+    const ids = [...new Set(orgs.flatMap((o) => o.ownerIds))];
+    if (ids.length === 0) return [];
+    const { users } = await clients.identity.BatchGetUsers({ ids }, as(request));
+    return users.map(serializeUser);
+  };
+
+  const consumerList =
+    (registry: 'module-consumers' | 'provider-consumers') =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      const { name } = paramsOf<'name'>(request);
+      const req = { name, page };
+      const res =
+        registry === 'module-consumers'
+          ? await clients.adminOrganizations.ListModuleConsumers(req, as(request))
+          : await clients.adminOrganizations.ListProviderConsumers(req, as(request));
+      const path = `/api/v2${adminOrganizationPath(name)}/relationships/${registry}`;
+      return sendDocument(reply, 200, {
+        data: res.organizations.map(serializeAdminOrganization),
+        ...paginationDocument(res.page!, ctx.baseUrl(request), path, query),
+      });
+    };
+
+  app.get('/admin/organizations', async (request, reply) => {
+    const query = queryOf(request);
+    const page = parsePage(query);
+    const include = parseInclude(query.include, INCLUDES);
+    const res = await clients.adminOrganizations.ListAdminOrganizations(
+      {
+        page,
+        query: query.q ?? '',
+        queryName: query['q[name]'] ?? '',
+        queryEmail: query['q[email]'] ?? '',
+        moduleProducer: booleanFilter(query, 'filter[module_producer]'),
+        providerProducer: booleanFilter(query, 'filter[provider_producer]'),
+      },
+      as(request),
+    );
+    const { links, meta } = paginationDocument(
+      res.page!,
+      ctx.baseUrl(request),
+      '/api/v2/admin/organizations',
+      query,
+    );
+    const counts = res.statusCounts;
+    return sendDocument(reply, 200, {
+      data: res.organizations.map(serializeAdminOrganization),
+      ...(include.has('owners') ? { included: await ownersOf(request, res.organizations) } : {}),
+      links,
+      meta: {
+        'status-counts': {
+          total: counts?.total ?? 0,
+          active: counts?.active ?? 0,
+          disabled: counts?.disabled ?? 0,
+        },
+        ...meta,
+      },
+    });
+  });
+
+  app.get('/admin/organizations/:name', async (request, reply) => {
+    const include = parseInclude(queryOf(request).include, INCLUDES);
+    const org = await clients.adminOrganizations.GetAdminOrganization(
+      { name: paramsOf<'name'>(request).name },
+      as(request),
+    );
+    return sendDocument(reply, 200, {
+      data: serializeAdminOrganization(org),
+      ...(include.has('owners') ? { included: await ownersOf(request, [org]) } : {}),
+    });
+  });
+
+  app.patch('/admin/organizations/:name', { config: { changesAccess: true } }, async (request, reply) => {
+    const { name } = paramsOf<'name'>(request);
+    // An unknown organization is a 404 even with a bad body.
+    await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
+    const update = readAdminOrganizationUpdate(request.body, name);
+    const org = await clients.adminOrganizations.UpdateAdminOrganization(update, as(request));
+    return sendDocument(reply, 200, { data: serializeAdminOrganization(org) });
+  });
+
+  app.delete('/admin/organizations/:name', { config: { changesAccess: true } }, async (request, reply) => {
+    await clients.adminOrganizations.DeleteAdminOrganization(
+      { name: paramsOf<'name'>(request).name },
+      as(request),
+    );
+    return sendNoContent(reply);
+  });
+
+  app.get('/admin/organizations/:name/relationships/module-consumers', consumerList('module-consumers'));
+  app.get('/admin/organizations/:name/relationships/provider-consumers', consumerList('provider-consumers'));
+
+  app.patch('/admin/organizations/:name/relationships/module-consumers', async (request, reply) => {
+    const { name } = paramsOf<'name'>(request);
+    await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
+    const consumers = readIdentifierList(request.body, 'organizations');
+    await clients.adminOrganizations.UpdateModuleConsumers({ name, consumers }, as(request));
+    return sendNoContent(reply);
+  });
+
+  app.put('/admin/organizations/:name/registry-partnerships', async (request, reply) => {
+    const { name } = paramsOf<'name'>(request);
+    await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
+    await clients.adminOrganizations.UpdateRegistryPartnerships(
+      readRegistryPartnerships(request.body, name),
+      as(request),
+    );
+    return sendNoContent(reply);
+  });
+}
