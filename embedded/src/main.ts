@@ -1,4 +1,5 @@
 import { env, loadConfig, z } from '@policyhub/config';
+import { shutdownTracing } from '@policyhub/telemetry';
 import { startSystem } from './system.js';
 
 /** `npm start`: the whole system in one process with embedded defaults (README "Configuration"). */
@@ -10,9 +11,12 @@ try {
     DATA_DIR: z.string().default('.data'),
     DATABASE_URL: env.optionalUrl(),
     KAFKA_BROKERS: env.brokers(),
+    REDIS_URL: env.optionalUrl(),
+    RATE_LIMIT_PER_SECOND: env.int(30),
     SITE_ADMIN_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
     PUBLIC_URL: env.optionalUrl(),
     LOG_LEVEL: env.logLevel(),
+    RUNS_GRPC_ADDR: env.address('127.0.0.1:0'),
   });
 } catch (err) {
   console.error((err as Error).message);
@@ -25,14 +29,18 @@ const system = await startSystem({
   dataDir: config.DATA_DIR,
   databaseUrl: config.DATABASE_URL,
   kafkaBrokers: config.KAFKA_BROKERS,
+  redisUrl: config.REDIS_URL,
+  rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
   siteAdminToken: config.SITE_ADMIN_TOKEN,
   publicUrl: config.PUBLIC_URL,
   logLevel: config.LOG_LEVEL,
+  runsGrpcAddress: config.RUNS_GRPC_ADDR,
 });
 
 // The one place the token is printed: on the operator's own terminal, never in the logs.
 process.stdout.write(
-  `\nPolicyHub is running\n  base URL:          ${config.PUBLIC_URL ?? system.baseUrl}/api/v2\n  site-admin token:  ${system.siteAdminToken}\n\n`,
+  `\nPolicyHub is running\n  base URL:          ${config.PUBLIC_URL ?? system.baseUrl}/api/v2\n  site-admin token:  ${system.siteAdminToken}\n` +
+    `  runs gRPC (for evaluators, RUNS_ADDR): ${system.services.runs?.address ?? 'n/a'}\n\n`,
 );
 
 let stopping = false;
@@ -41,6 +49,7 @@ const stop = async (signal: string) => {
   stopping = true;
   system.logger.info({ signal }, 'stopping');
   await system.close();
+  await shutdownTracing();
   process.exit(0);
 };
 process.on('SIGINT', () => void stop('SIGINT'));

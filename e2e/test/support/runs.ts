@@ -1,0 +1,104 @@
+import { contracts } from '@policyhub/contracts';
+import { createClient } from '@policyhub/grpc-runtime';
+import { expect } from 'vitest';
+import type { ApiClient } from './api.js';
+import { createPolicy, createPolicySet, createWorkspace } from './fixtures.js';
+import type { TestSystem } from './system.js';
+
+/**
+ * Helpers for the runs, comments, policy-check and evaluator suites. Executors and evaluators
+ * are not HTTP clients: they speak the runs service's internal gRPC API, as a real one would.
+ */
+export function internalRunsApi(t: TestSystem) {
+  const address = t.system.services.runs!.address;
+  const v1 = contracts().policyhub.runs.v1;
+  const executor = createClient(v1.RunExecutor, address);
+  const evaluator = createClient(v1.PolicyEvaluator, address);
+  return {
+    address,
+    executor,
+    evaluator,
+    close() {
+      executor.close();
+      evaluator.close();
+    },
+  };
+}
+export type InternalRunsApi = ReturnType<typeof internalRunsApi>;
+
+export async function createRun(
+  api: ApiClient,
+  workspaceId: string,
+  attributes: Record<string, unknown> = {},
+) {
+  const res = await api.post('/runs', {
+    data: {
+      type: 'runs',
+      attributes,
+      relationships: { workspace: { data: { type: 'workspaces', id: workspaceId } } },
+    },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as {
+    id: string;
+    attributes: Record<string, unknown>;
+    relationships: Record<string, unknown>;
+  };
+}
+
+/** A plan JSON (the engine's format) creating one resource of each given type. */
+export const planJson = (resourceTypes: string[]) =>
+  Buffer.from(
+    JSON.stringify({
+      format_version: '1.2',
+      resource_changes: resourceTypes.map((type, i) => ({
+        address: `${type}.r${i}`,
+        mode: 'managed',
+        type,
+        name: `r${i}`,
+        change: { actions: ['create'], before: null, after: {} },
+      })),
+    }),
+  );
+
+export type Level = 'advisory' | 'soft-mandatory' | 'hard-mandatory';
+
+/**
+ * A workspace covered by one kind_a policy set holding these policies. `code` is uploaded as
+ * the policy source (the test engine reads it as a list of forbidden resource types).
+ */
+export async function guardedWorkspace(
+  api: ApiClient,
+  org: string,
+  policies: Array<{ name: string; level: Level; code?: string }>,
+) {
+  const workspace = await createWorkspace(api, org);
+  const created = [];
+  for (const p of policies) {
+    const policy = await createPolicy(api, org, { name: p.name, 'enforcement-level': p.level });
+    if (p.code !== undefined) {
+      const upload = await api.put(`/policies/${policy.id}/upload`, Buffer.from(p.code), {
+        'content-type': 'application/octet-stream',
+      });
+      expect(upload.status, upload.text).toBeLessThan(300);
+    }
+    created.push(policy);
+  }
+  const set = await createPolicySet(
+    api,
+    org,
+    {},
+    { policies: created.map((p) => p.id), workspaces: [workspace.id] },
+  );
+  return { workspace, set, policies: created };
+}
+
+/** Claims checks until `checkId` is handed out (fails if it never is). */
+export async function claimCheck(internal: InternalRunsApi, checkId: string, leaseSeconds = 60) {
+  for (let i = 0; i < 20; i++) {
+    const res = await internal.evaluator.ClaimPolicyCheck({ evaluatorId: 'e2e', leaseSeconds });
+    if (!res.claimed) break;
+    if (res.lease!.policyCheckId === checkId) return res.lease!;
+  }
+  throw new Error(`policy check ${checkId} was not claimable`);
+}

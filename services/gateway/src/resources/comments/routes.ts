@@ -1,0 +1,50 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { RequestDocument } from '../../jsonapi/body.js';
+import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import { serializeComment } from './serializer.js';
+
+export function registerCommentRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { clients } = ctx;
+
+  /** The comment body, or the body's 422; a run the caller cannot see is a 404 first. */
+  const readBody = async (request: FastifyRequest, runId: string): Promise<string> => {
+    try {
+      const doc = new RequestDocument(request.body, 'comments');
+      const body = doc.string('body', { required: true, maxLength: 65_536 });
+      doc.done();
+      return body!;
+    } catch (err) {
+      await clients.runs.GetRun({ id: runId }, as(request));
+      throw err;
+    }
+  };
+
+  app.post('/runs/:id/comments', async (request, reply) => {
+    const { id } = paramsOf<'id'>(request);
+    const body = await readBody(request, id);
+    const { comment } = await clients.comments.CreateComment({ runId: id, body }, as(request));
+    return sendDocument(reply, 201, { data: serializeComment(comment!) });
+  });
+
+  app.get('/runs/:id/comments', async (request, reply) => {
+    const query = queryOf(request);
+    const page = parsePage(query);
+    const { id } = paramsOf<'id'>(request);
+    const res = await clients.comments.ListRunComments({ runId: id, page }, as(request));
+    return sendDocument(reply, 200, {
+      data: res.comments.map(serializeComment),
+      ...paginationDocument(
+        res.page!,
+        ctx.baseUrl(request),
+        `/api/v2/runs/${encodeURIComponent(id)}/comments`,
+        query,
+      ),
+    });
+  });
+
+  app.get('/comments/:id', async (request, reply) => {
+    const { comment } = await clients.comments.GetComment({ id: paramsOf<'id'>(request).id }, as(request));
+    return sendDocument(reply, 200, { data: serializeComment(comment!) });
+  });
+}

@@ -1,0 +1,92 @@
+import type { runsV1 } from '@policyhub/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Included } from '../../jsonapi/document.js';
+import { parseInclude } from '../../jsonapi/include.js';
+import { hasPageParams, paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import {
+  type RouteContext,
+  as,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  sendNoContent,
+} from '../../route-context.js';
+import { includeRuns, includeRunWorkspaces } from '../runs/included.js';
+import { readOverrideComment } from './override-body.js';
+import { serializePolicyCheck } from './serializer.js';
+
+const CHECK_INCLUDES = ['run', 'run.workspace'] as const;
+
+export function registerPolicyCheckRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { clients } = ctx;
+
+  /** `include=run` and/or `run.workspace` (which implies the runs too): one batch call each. */
+  const includedFor = async (request: FastifyRequest, checks: readonly runsV1.PolicyCheck__Output[]) => {
+    const include = parseInclude(queryOf(request).include, CHECK_INCLUDES);
+    if (include.size === 0) return undefined;
+    const included = new Included();
+    const runs = await includeRuns(
+      ctx,
+      request,
+      checks.map((c) => c.runId),
+      included,
+    );
+    if (include.has('run.workspace')) await includeRunWorkspaces(ctx, request, runs, included);
+    return included;
+  };
+
+  /** Unpaginated (every check) unless a page parameter is given (SPEC "Policy checks"). */
+  app.get('/runs/:id/policy-checks', async (request, reply) => {
+    const query = queryOf(request);
+    parseInclude(query.include, CHECK_INCLUDES);
+    const paginate = hasPageParams(query);
+    const page = paginate ? parsePage(query) : null;
+    const { id } = paramsOf<'id'>(request);
+    const res = await clients.policyChecks.ListRunPolicyChecks({ runId: id, page }, as(request));
+    const included = await includedFor(request, res.policyChecks);
+    return sendDocument(reply, 200, {
+      data: res.policyChecks.map(serializePolicyCheck),
+      ...(included ? { included: included.toArray() } : {}),
+      ...(paginate && res.page
+        ? paginationDocument(
+            res.page,
+            ctx.baseUrl(request),
+            `/api/v2/runs/${encodeURIComponent(id)}/policy-checks`,
+            query,
+          )
+        : {}),
+    });
+  });
+
+  app.get('/policy-checks/:id', async (request, reply) => {
+    parseInclude(queryOf(request).include, CHECK_INCLUDES);
+    const { policyCheck } = await clients.policyChecks.GetPolicyCheck(
+      { id: paramsOf<'id'>(request).id },
+      as(request),
+    );
+    const included = await includedFor(request, [policyCheck!]);
+    return sendDocument(reply, 200, {
+      data: serializePolicyCheck(policyCheck!),
+      ...(included ? { included: included.toArray() } : {}),
+    });
+  });
+
+  app.post('/policy-checks/:id/actions/override', async (request, reply) => {
+    const comment = readOverrideComment(request.body);
+    const { policyCheck } = await clients.policyChecks.OverridePolicyCheck(
+      { id: paramsOf<'id'>(request).id, comment },
+      as(request),
+    );
+    return sendDocument(reply, 200, { data: serializePolicyCheck(policyCheck!) });
+  });
+
+  /** The evaluator's text report; 204 until there is one (upstream redirects to a log URL). */
+  app.get('/policy-checks/:id/output', async (request, reply) => {
+    const res = await clients.policyChecks.GetPolicyCheckOutput(
+      { id: paramsOf<'id'>(request).id },
+      as(request),
+    );
+    if (!res.hasOutput) return sendNoContent(reply);
+    return reply.status(200).type('text/plain; charset=utf-8').send(res.output);
+  });
+}

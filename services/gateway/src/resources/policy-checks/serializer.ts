@@ -1,0 +1,54 @@
+import type { runsV1 } from '@policyhub/contracts';
+import { API_PREFIX, type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
+import { WIRE } from '../../vocabulary.js';
+
+/**
+ * The one serializer of `policy-checks` (show, list, override, included). `result` carries the
+ * engine hash under the framework-named key of the vocabulary table, and both `duration-ms`
+ * (upstream) and `duration` (what the Go client decodes).
+ */
+export function serializePolicyCheck(c: runsV1.PolicyCheck__Output): ResourceObject {
+  const r = c.result;
+  return {
+    id: c.id,
+    type: 'policy-checks',
+    attributes: {
+      result: r
+        ? {
+            result: r.result,
+            passed: r.passed,
+            'total-failed': r.totalFailed,
+            'hard-failed': r.hardFailed,
+            'soft-failed': r.softFailed,
+            'advisory-failed': r.advisoryFailed,
+            'duration-ms': Number(r.durationMs),
+            duration: Number(r.durationMs),
+            [WIRE.policyCheckEngineKey]: engineDetails(r.engineDetailsJson),
+          }
+        : null,
+      scope: c.scope,
+      status: c.status,
+      'status-timestamps': { ...c.statusTimestamps },
+      actions: { 'is-overridable': c.isOverridable },
+      permissions: { 'can-override': c.canOverride },
+      'created-at': c.createdAt,
+    },
+    relationships: { run: toOne('runs', c.runId) },
+    links: {
+      ...selfLink(`/policy-checks/${c.id}`),
+      output: `${API_PREFIX}/policy-checks/${c.id}/output`,
+    },
+  };
+}
+
+/** Opaque engine output; runs guarantees a non-empty JSON object. */
+function engineDetails(json: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  return { raw: json };
+}

@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import { serializeRunEvent } from './serializer.js';
+
+/** Run events: the target of a comment's `run-event` link, and a run's timeline. */
+export function registerRunEventRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { clients } = ctx;
+
+  app.get('/run-events/:id', async (request, reply) => {
+    const { runEvent } = await clients.runs.GetRunEvent({ id: paramsOf<'id'>(request).id }, as(request));
+    return sendDocument(reply, 200, { data: serializeRunEvent(runEvent!) });
+  });
+
+  app.get('/runs/:id/run-events', async (request, reply) => {
+    const query = queryOf(request);
+    const page = parsePage(query);
+    const { id } = paramsOf<'id'>(request);
+    const res = await clients.runs.ListRunEvents({ runId: id, page }, as(request));
+    return sendDocument(reply, 200, {
+      data: res.runEvents.map(serializeRunEvent),
+      ...paginationDocument(
+        res.page!,
+        ctx.baseUrl(request),
+        `/api/v2/runs/${encodeURIComponent(id)}/run-events`,
+        query,
+      ),
+    });
+  });
+}

@@ -1,0 +1,62 @@
+import { invalidAttribute } from '@policyhub/errors';
+import type { FastifyInstance } from 'fastify';
+import { RequestDocument } from '../../jsonapi/body.js';
+import { Included, single } from '../../jsonapi/document.js';
+import { parseInclude } from '../../jsonapi/include.js';
+import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import { includeRunWorkspaces } from './included.js';
+import { serializeRun } from './serializer.js';
+
+const RUN_INCLUDES = ['workspace'] as const;
+
+/** Runs (supporting endpoints, api-behaviour §9): create, show, list a workspace's runs. */
+export function registerRunRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { clients } = ctx;
+
+  app.post('/runs', async (request, reply) => {
+    // Other linkage clients send (configuration-version, ...) is outside this product: ignored.
+    const doc = new RequestDocument(request.body, 'runs');
+    const message = doc.nullableString('message', { maxLength: 10_000 }) ?? '';
+    const planOnly = doc.boolean('plan-only') ?? false;
+    const workspaceId = doc.relationshipId('workspace', 'workspaces');
+    doc.done();
+    if (!workspaceId) {
+      throw invalidAttribute(
+        'GATEWAY_INVALID_BODY',
+        '/data/relationships/workspace',
+        'Workspace is required',
+      );
+    }
+    const { run } = await clients.runs.CreateRun({ workspaceId, message, planOnly }, as(request));
+    return sendDocument(reply, 201, { data: serializeRun(run!) });
+  });
+
+  app.get('/runs/:id', async (request, reply) => {
+    const include = parseInclude(queryOf(request).include, RUN_INCLUDES);
+    const { run } = await clients.runs.GetRun({ id: paramsOf<'id'>(request).id }, as(request));
+    const included = include.size > 0 ? new Included() : undefined;
+    if (included) await includeRunWorkspaces(ctx, request, [run!], included);
+    return sendDocument(reply, 200, single(serializeRun(run!), included));
+  });
+
+  app.get('/workspaces/:id/runs', async (request, reply) => {
+    const query = queryOf(request);
+    const include = parseInclude(query.include, RUN_INCLUDES);
+    const page = parsePage(query);
+    const { id } = paramsOf<'id'>(request);
+    const res = await clients.runs.ListWorkspaceRuns({ workspaceId: id, page }, as(request));
+    const included = include.size > 0 ? new Included() : undefined;
+    if (included) await includeRunWorkspaces(ctx, request, res.runs, included);
+    return sendDocument(reply, 200, {
+      data: res.runs.map(serializeRun),
+      ...(included ? { included: included.toArray() } : {}),
+      ...paginationDocument(
+        res.page!,
+        ctx.baseUrl(request),
+        `/api/v2/workspaces/${encodeURIComponent(id)}/runs`,
+        query,
+      ),
+    });
+  });
+}

@@ -1,0 +1,37 @@
+import type { runsV1 } from '@policyhub/contracts';
+import { type ResourceObject, selfLink, toMany, toOne } from '../../jsonapi/document.js';
+
+/**
+ * The one serializer of `runs` (create, show, list, included). Relationship linkage is always
+ * present: clients take the policy check ids from a polled run (api-behaviour §4.3).
+ */
+export function serializeRun(r: runsV1.Run__Output): ResourceObject {
+  return {
+    id: r.id,
+    type: 'runs',
+    attributes: {
+      status: r.status,
+      'status-timestamps': { ...r.statusTimestamps },
+      message: r.message,
+      source: 'tfe-api',
+      'plan-only': r.planOnly,
+      'is-destroy': false,
+      'auto-apply': false,
+      'created-at': r.createdAt,
+      actions: {
+        'is-cancelable': r.isCancelable,
+        'is-confirmable': false,
+        'is-discardable': false,
+        'is-force-cancelable': false,
+      },
+      permissions: { 'can-comment': r.canComment },
+    },
+    relationships: {
+      workspace: toOne('workspaces', r.workspaceId),
+      'policy-checks': toMany('policy-checks', r.policyCheckIds),
+      comments: toMany('comments', r.commentIds),
+      'run-events': toMany('run-events', r.runEventIds),
+    },
+    links: selfLink(`/runs/${r.id}`),
+  };
+}

@@ -1,0 +1,43 @@
+import type { adminorgsV1 } from '@policyhub/contracts';
+import type { Db, Queryable } from '@policyhub/db';
+import { type EventTransport, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
+import type { Logger } from '@policyhub/telemetry';
+import { ObjectDeletionRepository } from '../db/object-deletion-repository.js';
+import { RunRepository } from '../db/run-repository.js';
+import { runObjectPrefix } from '../domain/ports.js';
+
+/**
+ * A deleted workspace or organization takes its runs with it (checks, comments and events
+ * cascade). Stored plan files are queued for the object sweeper in the same transaction.
+ * Idempotent: a repeated event deletes nothing more.
+ */
+export function startDeletionConsumer(options: {
+  db: Db;
+  transport: EventTransport;
+  logger: Logger;
+  onObjectsOrphaned: () => void;
+}): Promise<Subscription> {
+  const removeRuns = async (tx: Queryable, column: 'workspace_id' | 'organization', value: string) => {
+    const deleted = await new RunRepository(tx).deleteWhere(column, value);
+    await new ObjectDeletionRepository(tx).enqueue(deleted.map((r) => runObjectPrefix(r.organization, r.id)));
+    if (deleted.length > 0) options.onObjectsOrphaned();
+  };
+  return startConsumer({
+    name: 'runs.admin-orgs-deletions',
+    db: options.db,
+    transport: options.transport,
+    logger: options.logger,
+    handlers: [
+      {
+        topic: TOPICS.workspaceDeleted,
+        handle: (event: { payload: adminorgsV1.WorkspaceDeleted__Output }, tx) =>
+          removeRuns(tx, 'workspace_id', event.payload.workspaceId),
+      },
+      {
+        topic: TOPICS.organizationDeleted,
+        handle: (event: { payload: adminorgsV1.OrganizationDeleted__Output }, tx) =>
+          removeRuns(tx, 'organization', event.payload.organization),
+      },
+    ],
+  });
+}

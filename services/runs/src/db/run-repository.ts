@@ -1,0 +1,129 @@
+import type { Queryable } from '@policyhub/db';
+import { pageWithTotal } from './paging.js';
+
+export interface RunRow {
+  id: string;
+  organization: string;
+  workspace_id: string;
+  message: string;
+  status: string;
+  status_timestamps: Record<string, string>;
+  plan_only: boolean;
+  plan_object_key: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A run with the ids of its checks, comments and events (its to-many relationships). */
+export interface RunView extends RunRow {
+  policy_check_ids: string[];
+  comment_ids: string[];
+  run_event_ids: string[];
+}
+
+// One statement for any number of runs: the relationship ids come from correlated subqueries
+// that each use the child table's (run_id, created_at, id) index.
+const VIEW = `
+  SELECT r.*,
+    COALESCE((SELECT array_agg(c.id ORDER BY c.created_at, c.id) FROM policy_checks c WHERE c.run_id = r.id), '{}') AS policy_check_ids,
+    COALESCE((SELECT array_agg(m.id ORDER BY m.created_at, m.id) FROM comments m WHERE m.run_id = r.id), '{}') AS comment_ids,
+    COALESCE((SELECT array_agg(e.id ORDER BY e.created_at, e.id) FROM run_events e WHERE e.run_id = r.id), '{}') AS run_event_ids
+  FROM runs r`;
+const VIEW_WITH_TOTAL = VIEW.replace('SELECT r.*,', 'SELECT r.*, count(*) OVER () AS total,');
+
+export class RunRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async insert(run: {
+    id: string;
+    organization: string;
+    workspaceId: string;
+    message: string;
+    status: string;
+    statusTimestamps: Record<string, string>;
+    planOnly: boolean;
+    createdBy: string;
+    createdAt: string;
+  }): Promise<void> {
+    await this.db.query(
+      `INSERT INTO runs (id, organization, workspace_id, message, status, status_timestamps, plan_only, created_by, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
+      [
+        run.id,
+        run.organization,
+        run.workspaceId,
+        run.message,
+        run.status,
+        JSON.stringify(run.statusTimestamps),
+        run.planOnly,
+        run.createdBy,
+        run.createdAt,
+      ],
+    );
+  }
+
+  async get(id: string): Promise<RunRow | undefined> {
+    const { rows } = await this.db.query<RunRow>('SELECT * FROM runs WHERE id = $1', [id]);
+    return rows[0];
+  }
+
+  /** Locks the run for a status change within the caller's transaction. */
+  async getForUpdate(id: string): Promise<RunRow | undefined> {
+    const { rows } = await this.db.query<RunRow>('SELECT * FROM runs WHERE id = $1 FOR UPDATE', [id]);
+    return rows[0];
+  }
+
+  async getView(id: string): Promise<RunView | undefined> {
+    return (await this.getViews([id]))[0];
+  }
+
+  async getViews(ids: readonly string[]): Promise<RunView[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.db.query<RunView>(
+      `${VIEW} WHERE r.id = ANY($1) ORDER BY r.created_at, r.id`,
+      [ids],
+    );
+    return rows;
+  }
+
+  /** Newest first. */
+  listByWorkspace(
+    workspaceId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: RunView[]; total: number }> {
+    return pageWithTotal<RunView>(
+      this.db,
+      `${VIEW_WITH_TOTAL} WHERE r.workspace_id = $1 ORDER BY r.created_at DESC, r.id DESC LIMIT $2 OFFSET $3`,
+      [workspaceId, limit, offset],
+      'SELECT count(*)::int AS n FROM runs WHERE workspace_id = $1',
+      [workspaceId],
+    );
+  }
+
+  async updateStatus(
+    id: string,
+    status: string,
+    statusTimestamps: Record<string, string>,
+    planObjectKey?: string,
+  ): Promise<void> {
+    await this.db.query(
+      `UPDATE runs SET status = $2, status_timestamps = $3, plan_object_key = COALESCE($4, plan_object_key), updated_at = now()
+        WHERE id = $1`,
+      [id, status, JSON.stringify(statusTimestamps), planObjectKey ?? null],
+    );
+  }
+
+  /** Deletes runs (their checks, comments and events cascade); returns what was deleted. */
+  async deleteWhere(
+    column: 'workspace_id' | 'organization',
+    value: string,
+  ): Promise<Array<{ id: string; organization: string }>> {
+    const { rows } = await this.db.query<{ id: string; organization: string }>(
+      `DELETE FROM runs WHERE ${column} = $1 RETURNING id, organization`,
+      [value],
+    );
+    return rows;
+  }
+}

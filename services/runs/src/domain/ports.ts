@@ -1,0 +1,32 @@
+import type { PolicySetSnapshot } from './evaluation.js';
+
+/** What runs needs to know about a workspace (owned by admin-orgs). */
+export interface WorkspaceInfo {
+  id: string;
+  organization: string;
+  projectId: string;
+}
+
+export interface WorkspaceDirectory {
+  /** The workspace regardless of the caller (internal lookup), or undefined when it does not exist. */
+  getWorkspace(id: string): Promise<WorkspaceInfo | undefined>;
+}
+
+export interface PolicySetSource {
+  /** The kind_a sets that apply to the workspace now, as snapshots for a check. */
+  applicableSets(workspace: WorkspaceInfo): Promise<PolicySetSnapshot[]>;
+}
+
+export interface ObjectStore {
+  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  /** The object's bytes, or undefined when it does not exist. */
+  get(key: string): Promise<Buffer | undefined>;
+  deletePrefixes(prefixes: string[]): Promise<void>;
+}
+
+/** Storage key of a run's plan JSON. Keys start with the organization (storage's convention). */
+export const planObjectKey = (organization: string, runId: string): string =>
+  `${organization}/runs/${runId}/plan.json`;
+/** Everything stored for a run. */
+export const runObjectPrefix = (organization: string, runId: string): string =>
+  `${organization}/runs/${runId}/`;

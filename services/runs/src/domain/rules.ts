@@ -1,0 +1,66 @@
+import { AppError, invalidAttribute, notFound } from '@policyhub/errors';
+import { type Permission, type Principal, hasPermission } from '@policyhub/grpc-runtime';
+
+/**
+ * Who may do what with runs (DESIGN §5): reading runs, their events, comments and policy checks,
+ * and commenting, need `read-runs`; creating a run needs `manage-workspaces` (it acts on the
+ * workspace, like queueing a plan upstream); overriding a check needs `manage-policy-overrides`.
+ * Owners and site admins have all. Not being allowed looks exactly like not existing.
+ */
+export const READ_RUNS: Permission = 'read-runs';
+export const CREATE_RUNS: Permission = 'manage-workspaces';
+export const OVERRIDE_POLICY_CHECKS: Permission = 'manage-policy-overrides';
+
+export function requirePrincipal(principal: Principal | undefined): Principal {
+  if (!principal) throw new AppError('unauthenticated', 'UNAUTHORIZED', [{ title: 'unauthorized' }]);
+  return principal;
+}
+
+export function requirePermission(
+  principal: Principal | undefined,
+  organization: string,
+  permission: Permission,
+  code = 'NOT_FOUND',
+): void {
+  if (!hasPermission(principal, organization, permission)) throw notFound(code);
+}
+
+export const COMMENT_BODY_MAX = 65_536;
+export const RUN_MESSAGE_MAX = 10_000;
+export const OVERRIDE_COMMENT_MAX = 10_000;
+
+/** A comment needs a body with something other than white space in it. */
+export function validateCommentBody(body: string): string {
+  if (body.trim() === '')
+    throw invalidAttribute('RUNS_COMMENT_BODY_BLANK', '/data/attributes/body', "Body can't be blank");
+  if (body.length > COMMENT_BODY_MAX) {
+    throw invalidAttribute(
+      'RUNS_COMMENT_BODY_TOO_LONG',
+      '/data/attributes/body',
+      `Body is too long (maximum is ${COMMENT_BODY_MAX} characters)`,
+    );
+  }
+  return body;
+}
+
+export function validateRunMessage(message: string): string {
+  if (message.length > RUN_MESSAGE_MAX) {
+    throw invalidAttribute(
+      'RUNS_RUN_MESSAGE_TOO_LONG',
+      '/data/attributes/message',
+      `Message is too long (maximum is ${RUN_MESSAGE_MAX} characters)`,
+    );
+  }
+  return message;
+}
+
+export function validateOverrideComment(comment: string): string {
+  if (comment.length > OVERRIDE_COMMENT_MAX) {
+    throw invalidAttribute(
+      'RUNS_OVERRIDE_COMMENT_TOO_LONG',
+      '/comment',
+      `Comment is too long (maximum is ${OVERRIDE_COMMENT_MAX} characters)`,
+    );
+  }
+  return comment;
+}

@@ -1,0 +1,44 @@
+/**
+ * Run statuses this system uses (a subset of upstream's, DESIGN §8). Runs enter `pending`; the
+ * executor's plan report moves them to `policy_checking` (a check was created) or `planned` (no
+ * kind_a set applies); the check's outcome moves them on.
+ */
+export const RUN_STATUS = {
+  pending: 'pending',
+  planned: 'planned',
+  policyChecking: 'policy_checking',
+  policyChecked: 'policy_checked',
+  policyOverride: 'policy_override',
+  policySoftFailed: 'policy_soft_failed',
+  errored: 'errored',
+  canceled: 'canceled',
+} as const;
+export type RunStatus = (typeof RUN_STATUS)[keyof typeof RUN_STATUS];
+
+/** Statuses a run never leaves (no apply phase exists here). */
+const FINAL_RUN_STATUSES: ReadonlySet<string> = new Set([
+  RUN_STATUS.errored,
+  RUN_STATUS.canceled,
+  RUN_STATUS.policySoftFailed,
+]);
+
+export const isFinalRunStatus = (status: string): boolean => FINAL_RUN_STATUSES.has(status);
+
+/** The executor may report a finished plan only while the run is waiting for it. */
+export const canFinishPlan = (status: string): boolean => status === RUN_STATUS.pending;
+
+/** `policy_checked` → `policy-checked-at`: the key upstream clients read in status-timestamps. */
+export const statusTimestampKey = (status: string): string => `${status.replace(/_/g, '-')}-at`;
+
+/**
+ * Adds the timestamp of entering `status`, never earlier than any timestamp already recorded
+ * (clocks of replicas may differ slightly; clients expect a monotonic timeline).
+ */
+export function withStatusTimestamp(
+  timestamps: Record<string, string>,
+  status: string,
+  now: Date = new Date(),
+): Record<string, string> {
+  const latest = Math.max(now.getTime(), ...Object.values(timestamps).map((t) => Date.parse(t) || 0));
+  return { ...timestamps, [statusTimestampKey(status)]: new Date(latest).toISOString() };
+}

@@ -1,0 +1,22 @@
+import { hostname } from 'node:os';
+import { env, loadConfig, z } from '@policyhub/config';
+import { MAX_LEASE_SECONDS } from '../domain/lease.js';
+
+/** Environment of the evaluator worker (docs/evaluator.md lists each). */
+export const evaluatorConfigShape = {
+  RUNS_ADDR: env.address('127.0.0.1:50053'),
+  /** The engine executable and its arguments: a JSON array, or words separated by spaces (quotes group). */
+  EVALUATOR_COMMAND: z
+    .string({ message: 'is required: the engine executable (and arguments) to run per check' })
+    .min(1),
+  EVALUATOR_ID: z.string().default(`${hostname()}-${process.pid}`),
+  EVALUATOR_POLL_INTERVAL_MS: env.int(1_000, 10),
+  EVALUATOR_LEASE_SECONDS: z.coerce.number().int().min(1).max(MAX_LEASE_SECONDS).default(300),
+  EVALUATOR_TIMEOUT_SECONDS: env.int(600, 1),
+  LOG_LEVEL: env.logLevel(),
+};
+
+export type EvaluatorConfig = ReturnType<typeof loadEvaluatorConfig>;
+
+export const loadEvaluatorConfig = (environment: Record<string, string | undefined> = process.env) =>
+  loadConfig(evaluatorConfigShape, environment);

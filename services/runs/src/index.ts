@@ -1,0 +1,3 @@
+export { startRuns, RUNS_SCHEMA, type RunsOptions } from './service.js';
+export type { ObjectStore, PolicySetSource, WorkspaceDirectory, WorkspaceInfo } from './domain/ports.js';
+export type { PolicySetSnapshot } from './domain/evaluation.js';

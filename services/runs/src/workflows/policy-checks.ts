@@ -1,0 +1,95 @@
+import { pageInfo, pageWindow } from '@policyhub/db';
+import { conflict, notFound } from '@policyhub/errors';
+import { type Principal, hasPermission } from '@policyhub/grpc-runtime';
+import { PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
+import { RunRepository } from '../db/run-repository.js';
+import { CHECK_STATUS, isOverridable, runStatusAfterCheck } from '../domain/policy-check-status.js';
+import {
+  OVERRIDE_POLICY_CHECKS,
+  READ_RUNS,
+  requirePermission,
+  requirePrincipal,
+  validateOverrideComment,
+} from '../domain/rules.js';
+import { RUN_STATUS } from '../domain/run-status.js';
+import { readableRun } from './access.js';
+import type { WorkflowContext } from './context.js';
+import { checkTimestamps, moveRun, recordRunEvent } from './transitions.js';
+
+type Page = { number?: number; size?: number } | null | undefined;
+
+export const NOT_OVERRIDABLE_DETAIL = 'The policy check is not in an overridable state.';
+
+/** Policy checks as users see them: read, list, override, output. */
+export class PolicyCheckWorkflows {
+  private readonly checks: PolicyCheckRepository;
+
+  constructor(private readonly ctx: WorkflowContext) {
+    this.checks = new PolicyCheckRepository(ctx.db);
+  }
+
+  async get(principal: Principal | undefined, id: string): Promise<PolicyCheckRow> {
+    const check = await this.checks.get(id);
+    if (!check) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
+    requirePermission(principal, check.organization, READ_RUNS, 'RUNS_POLICY_CHECK_NOT_FOUND');
+    return check;
+  }
+
+  /** Every check of the run without a page; one page otherwise. */
+  async listByRun(principal: Principal | undefined, runId: string, page: Page) {
+    await readableRun(this.ctx.db, principal, runId);
+    if (!page || (!page.number && !page.size)) {
+      return { checks: (await this.checks.listByRun(runId)).rows, page: undefined };
+    }
+    const w = pageWindow(page);
+    const { rows, total } = await this.checks.listByRun(runId, { limit: w.size, offset: w.offset });
+    return { checks: rows, page: pageInfo(w, total) };
+  }
+
+  /**
+   * Overrides a soft failure: check → overridden, run policy_override → policy_checked, and a
+   * `policy-overridden` run event carrying the justification.
+   */
+  async override(principal: Principal | undefined, id: string, comment: string): Promise<PolicyCheckRow> {
+    const caller = requirePrincipal(principal);
+    const found = await this.checks.get(id);
+    if (!found) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
+    requirePermission(caller, found.organization, OVERRIDE_POLICY_CHECKS, 'RUNS_POLICY_CHECK_NOT_FOUND');
+    const justification = validateOverrideComment(comment.trim());
+    await this.ctx.db.transaction(async (tx) => {
+      const run = await new RunRepository(tx).getForUpdate(found.run_id);
+      const check = await new PolicyCheckRepository(tx).getForUpdate(id);
+      if (!run || !check) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
+      if (!isOverridable(check.status, run.plan_only)) {
+        throw conflict('RUNS_POLICY_CHECK_NOT_OVERRIDABLE', NOT_OVERRIDABLE_DETAIL);
+      }
+      await new PolicyCheckRepository(tx).decide(id, {
+        status: CHECK_STATUS.overridden,
+        statusTimestamps: checkTimestamps(check, CHECK_STATUS.overridden),
+        overrideComment: justification || undefined,
+        overriddenBy: caller.userId,
+      });
+      if (run.status === RUN_STATUS.policyOverride) {
+        await moveRun(tx, run, runStatusAfterCheck(CHECK_STATUS.overridden, run.plan_only));
+      }
+      await recordRunEvent(tx, {
+        runId: run.id,
+        action: 'policy-overridden',
+        description: justification,
+        actorUserId: caller.userId,
+        policyCheckId: id,
+      });
+    });
+    return (await this.checks.get(id))!;
+  }
+
+  async output(principal: Principal | undefined, id: string): Promise<string | null> {
+    await this.get(principal, id);
+    return this.checks.output(id);
+  }
+
+  /** Per caller, whatever the check's state (api-behaviour §4.2). */
+  canOverride(principal: Principal | undefined, check: PolicyCheckRow): boolean {
+    return hasPermission(principal, check.organization, OVERRIDE_POLICY_CHECKS);
+  }
+}

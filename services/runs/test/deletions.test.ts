@@ -1,0 +1,83 @@
+import { encodeMessage } from '@policyhub/contracts';
+import { TOPICS } from '@policyhub/events';
+import { waitFor } from '@policyhub/testing';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { policySet } from './support/fakes.js';
+import { owner, plan, type RunsHarness, startRunsHarness } from './support/harness.js';
+
+describe('runs service: deletions from admin-orgs', () => {
+  let h: RunsHarness;
+  beforeAll(async () => {
+    h = await startRunsHarness();
+  });
+  afterAll(() => h?.stop());
+
+  /** A run with a plan, a check, a comment and events. */
+  async function fullRun(workspaceId: string, organization: string) {
+    h.workspaces.add(workspaceId, organization);
+    h.policySets.byWorkspace.set(workspaceId, [policySet('polset-x', [['a', 'advisory']])]);
+    const { run } = await h.runs.CreateRun({ workspaceId }, owner(organization));
+    await h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() });
+    await h.comments.CreateComment({ runId: run!.id, body: 'hi' }, owner(organization));
+    return run!.id;
+  }
+
+  const publish = (
+    topic: (typeof TOPICS)[keyof typeof TOPICS],
+    key: string,
+    payload: Record<string, unknown>,
+    eventId = randomUUID(),
+  ) =>
+    h.transport.publish([
+      {
+        topic: topic.name,
+        key,
+        eventId,
+        payload: encodeMessage(topic.type, { eventId, occurredAt: new Date().toISOString(), ...payload }),
+        headers: {},
+      },
+    ]);
+
+  const count = async (table: string) =>
+    (await h.service.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]!.n;
+
+  it('a deleted workspace takes its runs, checks, comments, events and plan files; twice is harmless', async () => {
+    const gone = await fullRun('ws-gone', 'acme');
+    const kept = await fullRun('ws-kept', 'acme');
+    const eventId = randomUUID();
+    await publish(
+      TOPICS.workspaceDeleted,
+      'ws-gone',
+      { organization: 'acme', workspaceId: 'ws-gone' },
+      eventId,
+    );
+    await publish(
+      TOPICS.workspaceDeleted,
+      'ws-gone',
+      { organization: 'acme', workspaceId: 'ws-gone' },
+      eventId,
+    );
+    const ids = async () =>
+      (await h.service.db.query<{ id: string }>('SELECT id FROM runs ORDER BY id')).rows.map((r) => r.id);
+    expect(await ids()).toEqual([kept]);
+    expect(await count('policy_checks')).toBe(1);
+    expect(await count('comments')).toBe(1);
+    await waitFor(async () => h.objects.deletedPrefixes.includes(`acme/runs/${gone}/`), 10_000, 50);
+    expect(h.objects.objects.has(`acme/runs/${gone}/plan.json`)).toBe(false);
+    expect(h.objects.objects.has(`acme/runs/${kept}/plan.json`)).toBe(true);
+  });
+
+  it('a deleted organization takes every run of it and nothing else', async () => {
+    await fullRun('ws-a1', 'doomed');
+    await fullRun('ws-a2', 'doomed');
+    const survivor = await fullRun('ws-b1', 'survivor');
+    await publish(TOPICS.organizationDeleted, 'doomed', { organization: 'doomed' });
+    const orgs = (
+      await h.service.db.query<{ organization: string }>('SELECT DISTINCT organization FROM runs')
+    ).rows.map((r) => r.organization);
+    expect(orgs.sort()).toEqual(['acme', 'survivor']);
+    expect((await h.runs.GetRun({ id: survivor }, owner('survivor'))).run!.id).toBe(survivor);
+    expect(await count('dead_letters')).toBe(0);
+  });
+});

@@ -1,0 +1,336 @@
+import * as grpc from '@grpc/grpc-js';
+import type { runsV1 } from '@policyhub/contracts';
+import { readServiceError } from '@policyhub/grpc-runtime';
+import { waitFor } from '@policyhub/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { policySet } from './support/fakes.js';
+import { member, owner, plan, type RunsHarness, startRunsHarness } from './support/harness.js';
+
+const rejection = async (p: Promise<unknown>) =>
+  readServiceError(
+    await p.then(
+      () => expect.fail('expected a rejection'),
+      (e) => e,
+    ),
+  );
+
+type Level = 'advisory' | 'soft-mandatory' | 'hard-mandatory';
+
+describe('runs service: policy checks and the evaluator protocol', () => {
+  let h: RunsHarness;
+  let workspaceCount = 0;
+  beforeAll(async () => {
+    h = await startRunsHarness();
+  });
+  afterAll(() => h?.stop());
+
+  /** A run whose plan finished on a workspace covered by one set with these policies. */
+  async function checkedRun(policies: Array<[string, Level]>, options: { planOnly?: boolean } = {}) {
+    const ws = h.workspaces.add(`ws-${++workspaceCount}`, 'acme');
+    h.policySets.byWorkspace.set(ws.id, [policySet(`polset-${workspaceCount}`, policies)]);
+    const { run } = await h.runs.CreateRun(
+      { workspaceId: ws.id, planOnly: options.planOnly ?? false },
+      owner('acme'),
+    );
+    const planned = await h.executor.ReportPlanFinished({
+      runId: run!.id,
+      planJson: plan(['aws_s3_bucket']),
+    });
+    return { runId: run!.id, checkId: planned.run!.policyCheckIds[0]!, setId: `polset-${workspaceCount}` };
+  }
+
+  /** Claims checks until `checkId` comes up (other tests' checks are completed as passing). */
+  async function claim(checkId: string, leaseSeconds = 60): Promise<runsV1.PolicyCheckLease__Output> {
+    for (let i = 0; i < 50; i++) {
+      const res = await h.evaluator.ClaimPolicyCheck({ evaluatorId: 'test', leaseSeconds });
+      if (!res.claimed) break;
+      if (res.lease!.policyCheckId === checkId) return res.lease!;
+    }
+    throw new Error(`check ${checkId} was not claimable`);
+  }
+
+  async function evaluate(policies: Array<[string, Level, boolean]>, options: { planOnly?: boolean } = {}) {
+    const { runId, checkId, setId } = await checkedRun(
+      policies.map(([n, l]) => [n, l]),
+      options,
+    );
+    const lease = await claim(checkId);
+    const done = await h.evaluator.CompletePolicyCheck({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+      outcomes: policies.map(([policyName, , passed]) => ({ policySetId: setId, policyName, passed })),
+      report: '',
+      durationMs: 12,
+    });
+    const { policyCheck } = await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'));
+    const { run } = await h.runs.GetRun({ id: runId }, owner('acme'));
+    return { status: done.status, check: policyCheck!, run: run!, lease };
+  }
+
+  it('hands the evaluator the snapshot of the applicable sets and the plan', async () => {
+    const { runId, checkId, setId } = await checkedRun([['no-s3', 'hard-mandatory']]);
+    const lease = await claim(checkId);
+    expect(lease).toMatchObject({ attempt: 1 });
+    const input = await h.evaluator.GetPolicyCheckInput({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+    });
+    expect(input).toMatchObject({ policyCheckId: checkId, runId, organization: 'acme' });
+    expect(input.policySets).toEqual([
+      expect.objectContaining({
+        id: setId,
+        kind: 'kind_a',
+        policies: [{ id: 'pol-no-s3', name: 'no-s3', enforcementLevel: 'hard-mandatory', code: '# no-s3' }],
+      }),
+    ]);
+    expect(JSON.parse(Buffer.from(input.planJson).toString()).resource_changes[0].type).toBe('aws_s3_bucket');
+    const wrong = await rejection(
+      h.evaluator.GetPolicyCheckInput({ policyCheckId: checkId, leaseToken: 'nope' }),
+    );
+    expect(wrong).toMatchObject({ status: grpc.status.FAILED_PRECONDITION, code: 'RUNS_LEASE_LOST' });
+  });
+
+  it('all passing → passed, run policy_checked, with counts and a non-empty engine hash', async () => {
+    const { status, check, run } = await evaluate([
+      ['a', 'hard-mandatory', true],
+      ['b', 'soft-mandatory', true],
+    ]);
+    expect(status).toBe('passed');
+    expect(check).toMatchObject({
+      status: 'passed',
+      isOverridable: false,
+      canOverride: true,
+      hasOutput: true,
+    });
+    expect(check.result).toMatchObject({
+      result: true,
+      passed: 2,
+      totalFailed: 0,
+      hardFailed: 0,
+      softFailed: 0,
+      advisoryFailed: 0,
+      durationMs: '12',
+    });
+    expect(Object.keys(JSON.parse(check.result!.engineDetailsJson)).length).toBeGreaterThan(0);
+    expect(run.status).toBe('policy_checked');
+    expect(Object.keys(check.statusTimestamps)).toEqual(['queued-at', 'passed-at']);
+    expect(Date.parse(check.statusTimestamps['passed-at']!)).toBeGreaterThanOrEqual(
+      Date.parse(check.statusTimestamps['queued-at']!),
+    );
+  });
+
+  it('an advisory failure is counted but does not block', async () => {
+    const { check, run } = await evaluate([
+      ['a', 'advisory', false],
+      ['b', 'hard-mandatory', true],
+    ]);
+    expect(check.status).toBe('passed');
+    expect(check.result).toMatchObject({ result: true, passed: 1, totalFailed: 1, advisoryFailed: 1 });
+    expect(run.status).toBe('policy_checked');
+  });
+
+  it('a soft-mandatory failure → soft_failed (overridable), run policy_override', async () => {
+    const { check, run } = await evaluate([
+      ['a', 'soft-mandatory', false],
+      ['b', 'advisory', false],
+    ]);
+    expect(check).toMatchObject({ status: 'soft_failed', isOverridable: true });
+    expect(check.result).toMatchObject({ result: false, totalFailed: 2, softFailed: 1, advisoryFailed: 1 });
+    expect(run.status).toBe('policy_override');
+  });
+
+  it('a hard-mandatory failure wins over soft ones → hard_failed, run errored', async () => {
+    const { check, run } = await evaluate([
+      ['a', 'soft-mandatory', false],
+      ['b', 'hard-mandatory', false],
+    ]);
+    expect(check).toMatchObject({ status: 'hard_failed', isOverridable: false });
+    expect(check.result).toMatchObject({ hardFailed: 1, softFailed: 1, totalFailed: 2 });
+    expect(run.status).toBe('errored');
+  });
+
+  it('a plan-only run with a soft failure ends in policy_soft_failed and cannot be overridden', async () => {
+    const { check, run } = await evaluate([['a', 'soft-mandatory', false]], { planOnly: true });
+    expect(check).toMatchObject({ status: 'soft_failed', isOverridable: false });
+    expect(run.status).toBe('policy_soft_failed');
+    const res = await rejection(h.checks.OverridePolicyCheck({ id: check.id }, owner('acme')));
+    expect(res).toMatchObject({
+      status: grpc.status.FAILED_PRECONDITION,
+      code: 'RUNS_POLICY_CHECK_NOT_OVERRIDABLE',
+    });
+  });
+
+  it('override: soft_failed → overridden, run → policy_checked, justification recorded as a run event', async () => {
+    const { check, run } = await evaluate([['a', 'soft-mandatory', false]]);
+    const overrider = member('acme', ['manage-policy-overrides'], 'user-approver');
+    expect(
+      (await rejection(h.checks.OverridePolicyCheck({ id: check.id }, member('acme', ['read-runs'])))).status,
+    ).toBe(grpc.status.NOT_FOUND);
+    const { policyCheck } = await h.checks.OverridePolicyCheck(
+      { id: check.id, comment: ' approved by CAB ' },
+      overrider,
+    );
+    expect(policyCheck).toMatchObject({
+      status: 'overridden',
+      isOverridable: false,
+      overrideComment: 'approved by CAB',
+    });
+    expect(policyCheck!.result).toEqual(check.result);
+    expect(Object.keys(policyCheck!.statusTimestamps)).toEqual([
+      'queued-at',
+      'soft-failed-at',
+      'overridden-at',
+    ]);
+    const after = (await h.runs.GetRun({ id: run.id }, owner('acme'))).run!;
+    expect(after.status).toBe('policy_checked');
+    const { runEvents } = await h.runs.ListRunEvents({ runId: run.id }, owner('acme'));
+    expect(runEvents.at(-1)).toMatchObject({
+      action: 'policy-overridden',
+      description: 'approved by CAB',
+      actorUserId: 'user-approver',
+      policyCheckId: check.id,
+    });
+    const twice = await rejection(h.checks.OverridePolicyCheck({ id: check.id }, overrider));
+    expect(twice.code).toBe('RUNS_POLICY_CHECK_NOT_OVERRIDABLE');
+  });
+
+  it('overriding a passed check is a conflict; can-override follows the caller', async () => {
+    const { check } = await evaluate([['a', 'soft-mandatory', true]]);
+    const res = await rejection(h.checks.OverridePolicyCheck({ id: check.id }, owner('acme')));
+    expect(res).toMatchObject({
+      status: grpc.status.FAILED_PRECONDITION,
+      code: 'RUNS_POLICY_CHECK_NOT_OVERRIDABLE',
+    });
+    expect(res.items[0]).toMatchObject({ detail: 'The policy check is not in an overridable state.' });
+    const reader = (await h.checks.GetPolicyCheck({ id: check.id }, member('acme', ['read-runs'])))
+      .policyCheck!;
+    expect(reader.canOverride).toBe(false);
+  });
+
+  it('rejects outcomes that do not match the check, leaving it queued', async () => {
+    const { checkId, setId } = await checkedRun([
+      ['a', 'hard-mandatory'],
+      ['b', 'advisory'],
+    ]);
+    const lease = await claim(checkId);
+    const ref = { policyCheckId: checkId, leaseToken: lease.leaseToken };
+    const missing = await rejection(
+      h.evaluator.CompletePolicyCheck({
+        ...ref,
+        outcomes: [{ policySetId: setId, policyName: 'a', passed: true }],
+      }),
+    );
+    expect(missing).toMatchObject({ status: grpc.status.INVALID_ARGUMENT, code: 'RUNS_INVALID_OUTCOMES' });
+    expect(missing.items.map((i) => i.detail)).toEqual([`no outcome for policy ${setId}/b`]);
+    const unknown = await rejection(
+      h.evaluator.CompletePolicyCheck({
+        ...ref,
+        outcomes: [
+          { policySetId: setId, policyName: 'a', passed: true },
+          { policySetId: setId, policyName: 'b', passed: true },
+          { policySetId: setId, policyName: 'c', passed: true },
+        ],
+      }),
+    );
+    expect(unknown.items.map((i) => i.detail)).toEqual([`policy ${setId}/c is not part of the check`]);
+    expect((await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'))).policyCheck!.status).toBe(
+      'queued',
+    );
+  });
+
+  it('an evaluator error → check errored with its report, run errored', async () => {
+    const { runId, checkId } = await checkedRun([['a', 'hard-mandatory']]);
+    const lease = await claim(checkId);
+    await h.evaluator.FailPolicyCheck({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+      errorMessage: 'engine crashed',
+    });
+    const { policyCheck } = await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'));
+    expect(policyCheck).toMatchObject({ status: 'errored', result: null, hasOutput: true });
+    const output = await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'));
+    expect(output.output).toContain('engine crashed');
+    expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('errored');
+  });
+
+  it('the output is absent before evaluation and the rendered report afterwards', async () => {
+    const { checkId, setId } = await checkedRun([
+      ['a', 'hard-mandatory'],
+      ['b', 'advisory'],
+    ]);
+    expect(await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'))).toEqual({
+      hasOutput: false,
+      output: '',
+    });
+    const lease = await claim(checkId);
+    await h.evaluator.CompletePolicyCheck({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+      outcomes: [
+        { policySetId: setId, policyName: 'a', passed: true },
+        { policySetId: setId, policyName: 'b', passed: false },
+      ],
+    });
+    const { output } = await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'));
+    expect(output).toContain('2 policies evaluated.');
+    expect(output).toContain(`## Policy 2: set-${setId}/b (advisory)`);
+  });
+
+  it('an expired lease is claimable again; the first evaluator then lost it and cannot decide', async () => {
+    const { checkId, setId } = await checkedRun([['a', 'hard-mandatory']]);
+    const first = await claim(checkId, 1);
+    expect((await h.evaluator.ClaimPolicyCheck({ evaluatorId: 'other', leaseSeconds: 60 })).claimed).toBe(
+      false,
+    );
+    // Claimable again once the one-second lease has run out.
+    const second = await waitFor(() => claim(checkId).catch(() => undefined), 5_000, 100);
+    expect(second.attempt).toBe(2);
+    const outcomes = [{ policySetId: setId, policyName: 'a', passed: true }];
+    const lost = await rejection(
+      h.evaluator.CompletePolicyCheck({ policyCheckId: checkId, leaseToken: first.leaseToken, outcomes }),
+    );
+    expect(lost.code).toBe('RUNS_LEASE_LOST');
+    const done = await h.evaluator.CompletePolicyCheck({
+      policyCheckId: checkId,
+      leaseToken: second.leaseToken,
+      outcomes,
+    });
+    expect(done.status).toBe('passed');
+    expect(
+      (
+        await rejection(
+          h.evaluator.ExtendPolicyCheckLease({ policyCheckId: checkId, leaseToken: second.leaseToken }),
+        )
+      ).code,
+    ).toBe('RUNS_LEASE_LOST');
+  });
+
+  it('lists a run checks unpaginated without a page, paginated with one', async () => {
+    const { runId, checkId } = await checkedRun([['a', 'advisory']]);
+    const all = await h.checks.ListRunPolicyChecks({ runId }, owner('acme'));
+    expect(all.policyChecks.map((c) => c.id)).toEqual([checkId]);
+    expect(all.page).toBeNull();
+    const paged = await h.checks.ListRunPolicyChecks({ runId, page: { number: 2, size: 1 } }, owner('acme'));
+    expect(paged.policyChecks).toEqual([]);
+    expect(paged.page).toMatchObject({ currentPage: 2, totalCount: 1 });
+    expect((await rejection(h.checks.ListRunPolicyChecks({ runId }, owner('globex')))).status).toBe(
+      grpc.status.NOT_FOUND,
+    );
+  });
+
+  it('a check whose leases keep expiring is errored instead of being handed out forever', async () => {
+    const { runId, checkId } = await checkedRun([['a', 'hard-mandatory']]);
+    // As if MAX_CLAIMS evaluators had claimed it and crashed (each lease expired).
+    await h.service.db.query(
+      "UPDATE policy_checks SET attempts = 5, lease_token = 'gone', lease_expires_at = now() - interval '1 second' WHERE id = $1",
+      [checkId],
+    );
+    await expect(claim(checkId)).rejects.toThrow(/not claimable/);
+    const { policyCheck } = await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'));
+    expect(policyCheck!.status).toBe('errored');
+    expect((await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'))).output).toContain(
+      'within 5 leases',
+    );
+    expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('errored');
+  });
+});

@@ -1,0 +1,172 @@
+import * as grpc from '@grpc/grpc-js';
+import { readServiceError } from '@policyhub/grpc-runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { policySet } from './support/fakes.js';
+import { member, owner, plan, type RunsHarness, startRunsHarness } from './support/harness.js';
+
+const rejection = async (p: Promise<unknown>) =>
+  readServiceError(
+    await p.then(
+      () => expect.fail('expected a rejection'),
+      (e) => e,
+    ),
+  );
+
+describe('runs service: runs and the executor API', () => {
+  let h: RunsHarness;
+  beforeAll(async () => {
+    h = await startRunsHarness();
+    h.workspaces.add('ws-plain', 'acme');
+    h.workspaces.add('ws-guarded', 'acme');
+    h.workspaces.add('ws-other', 'globex');
+    h.policySets.byWorkspace.set('ws-guarded', [policySet('polset-1', [['no-s3', 'hard-mandatory']])]);
+  });
+  afterAll(() => h?.stop());
+
+  it('creates a pending run with a creation event and reads it back identically', async () => {
+    const { run } = await h.runs.CreateRun({ workspaceId: 'ws-plain', message: 'hello' }, owner('acme'));
+    expect(run).toMatchObject({
+      organization: 'acme',
+      workspaceId: 'ws-plain',
+      message: 'hello',
+      status: 'pending',
+      policyCheckIds: [],
+      commentIds: [],
+      hasPlan: false,
+      isCancelable: true,
+    });
+    expect(run!.id).toMatch(/^run-[0-9A-Za-z]{16}$/);
+    expect(Object.keys(run!.statusTimestamps)).toEqual(['pending-at']);
+    expect(run!.runEventIds).toHaveLength(1);
+    const { run: again } = await h.runs.GetRun({ id: run!.id }, owner('acme'));
+    expect(again).toEqual(run);
+  });
+
+  it('creating a run needs manage-workspaces; reading needs read-runs; other organizations see nothing', async () => {
+    const reader = member('acme', ['read-runs']);
+    expect((await rejection(h.runs.CreateRun({ workspaceId: 'ws-plain' }, reader))).status).toBe(
+      grpc.status.NOT_FOUND,
+    );
+    expect((await rejection(h.runs.CreateRun({ workspaceId: 'ws-missing' }, owner('acme')))).status).toBe(
+      grpc.status.NOT_FOUND,
+    );
+    const { run } = await h.runs.CreateRun(
+      { workspaceId: 'ws-plain' },
+      member('acme', ['manage-workspaces']),
+    );
+    expect((await h.runs.GetRun({ id: run!.id }, reader)).run!.id).toBe(run!.id);
+    for (const caller of [member('acme', ['manage-workspaces']), owner('globex')]) {
+      expect((await rejection(h.runs.GetRun({ id: run!.id }, caller))).status).toBe(grpc.status.NOT_FOUND);
+    }
+    expect((await rejection(h.runs.GetRun({ id: run!.id }))).status).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it('lists a workspace runs newest first, paginated, and only for readers', async () => {
+    h.workspaces.add('ws-list', 'acme');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push((await h.runs.CreateRun({ workspaceId: 'ws-list' }, owner('acme'))).run!.id);
+    const first = await h.runs.ListWorkspaceRuns(
+      { workspaceId: 'ws-list', page: { number: 1, size: 2 } },
+      owner('acme'),
+    );
+    expect(first.runs.map((r) => r.id)).toEqual([ids[2], ids[1]]);
+    expect(first.page).toMatchObject({ currentPage: 1, totalPages: 2, totalCount: 3 });
+    const past = await h.runs.ListWorkspaceRuns(
+      { workspaceId: 'ws-list', page: { number: 9, size: 2 } },
+      owner('acme'),
+    );
+    expect(past.runs).toEqual([]);
+    expect(past.page).toMatchObject({ currentPage: 9, totalCount: 3 });
+    expect(
+      (await rejection(h.runs.ListWorkspaceRuns({ workspaceId: 'ws-list' }, owner('globex')))).status,
+    ).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it('a finished plan without applicable kind_a sets moves the run to planned and stores the plan', async () => {
+    const { run } = await h.runs.CreateRun({ workspaceId: 'ws-plain' }, owner('acme'));
+    const res = await h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan(['aws_instance']) });
+    expect(res.run).toMatchObject({ status: 'planned', hasPlan: true, policyCheckIds: [] });
+    expect(Object.keys(res.run!.statusTimestamps)).toEqual(['pending-at', 'planned-at']);
+    expect(JSON.parse(h.objects.objects.get(`acme/runs/${run!.id}/plan.json`)!.toString())).toMatchObject({
+      resource_changes: [{ type: 'aws_instance' }],
+    });
+  });
+
+  it('a finished plan with applicable sets creates exactly one queued check, also when reported twice', async () => {
+    const { run } = await h.runs.CreateRun({ workspaceId: 'ws-guarded' }, owner('acme'));
+    const [a, b] = await Promise.all([
+      h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() }),
+      h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() }),
+    ]);
+    const again = await h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() });
+    for (const r of [a.run!, b.run!, again.run!]) {
+      expect(r.status).toBe('policy_checking');
+      expect(r.policyCheckIds).toHaveLength(1);
+    }
+    const { policyCheck } = await h.checks.GetPolicyCheck(
+      { id: again.run!.policyCheckIds[0] },
+      owner('acme'),
+    );
+    expect(policyCheck).toMatchObject({
+      status: 'queued',
+      scope: 'organization',
+      runId: run!.id,
+      result: null,
+    });
+    expect(Object.keys(policyCheck!.statusTimestamps)).toEqual(['queued-at']);
+  });
+
+  it('rejects a plan that is not a JSON object, and plans of runs that are no longer pending', async () => {
+    const { run } = await h.runs.CreateRun({ workspaceId: 'ws-plain' }, owner('acme'));
+    const bad = await rejection(
+      h.executor.ReportPlanFinished({ runId: run!.id, planJson: Buffer.from('[1]') }),
+    );
+    expect(bad).toMatchObject({ status: grpc.status.INVALID_ARGUMENT, code: 'RUNS_INVALID_PLAN_JSON' });
+    expect((await h.executor.ReportRunCanceled({ runId: run!.id })).run).toMatchObject({
+      status: 'canceled',
+      isCancelable: false,
+    });
+    const late = await rejection(h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() }));
+    expect(late).toMatchObject({ status: grpc.status.FAILED_PRECONDITION, code: 'RUNS_RUN_STATE_CONFLICT' });
+    const missing = await rejection(h.executor.ReportPlanFinished({ runId: 'run-nope', planJson: plan() }));
+    expect(missing.status).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it('an errored or canceled run cancels its queued check; repeating the report changes nothing', async () => {
+    const { run } = await h.runs.CreateRun({ workspaceId: 'ws-guarded' }, owner('acme'));
+    const planned = await h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() });
+    const errored = await h.executor.ReportRunErrored({ runId: run!.id, message: 'apply failed' });
+    expect(errored.run!.status).toBe('errored');
+    expect((await h.executor.ReportRunErrored({ runId: run!.id, message: 'again' })).run).toEqual(
+      errored.run,
+    );
+    const { policyCheck } = await h.checks.GetPolicyCheck(
+      { id: planned.run!.policyCheckIds[0] },
+      owner('acme'),
+    );
+    expect(policyCheck!.status).toBe('canceled');
+    expect((await rejection(h.executor.ReportRunCanceled({ runId: run!.id }))).code).toBe(
+      'RUNS_RUN_STATE_CONFLICT',
+    );
+  });
+
+  it('lists runs (with their check, comment and event ids) in a constant number of queries', async () => {
+    h.workspaces.add('ws-many', 'acme');
+    for (let i = 0; i < 6; i++) {
+      const { run } = await h.runs.CreateRun({ workspaceId: 'ws-many' }, owner('acme'));
+      await h.comments.CreateComment({ runId: run!.id, body: `c${i}` }, owner('acme'));
+    }
+    const queriesFor = async (size: number) => {
+      const before = h.service.db.queryCount;
+      const res = await h.runs.ListWorkspaceRuns(
+        { workspaceId: 'ws-many', page: { number: 1, size } },
+        owner('acme'),
+      );
+      expect(res.runs).toHaveLength(size);
+      expect(res.runs.every((r) => r.commentIds.length === 1)).toBe(true);
+      return h.service.db.queryCount - before;
+    };
+    expect(await queriesFor(6)).toBe(await queriesFor(1));
+  });
+});

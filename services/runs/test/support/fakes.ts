@@ -1,0 +1,75 @@
+import type {
+  ObjectStore,
+  PolicySetSnapshot,
+  PolicySetSource,
+  WorkspaceDirectory,
+  WorkspaceInfo,
+} from '@policyhub/runs';
+
+/**
+ * In-memory stand-ins for admin-orgs, policy-sets and storage, so component tests exercise the
+ * runs service (its gRPC API, SQL and lifecycle) without starting the services it calls. The
+ * end-to-end tests (e2e/) cover the real ones.
+ */
+export class FakeWorkspaces implements WorkspaceDirectory {
+  readonly workspaces = new Map<string, WorkspaceInfo>();
+
+  add(id: string, organization: string, projectId = 'prj-default'): WorkspaceInfo {
+    const ws = { id, organization, projectId };
+    this.workspaces.set(id, ws);
+    return ws;
+  }
+
+  async getWorkspace(id: string) {
+    return this.workspaces.get(id);
+  }
+}
+
+export class FakePolicySets implements PolicySetSource {
+  /** Sets per workspace id; what policy-sets' GetApplicablePolicySets would return (kind_a only). */
+  readonly byWorkspace = new Map<string, PolicySetSnapshot[]>();
+
+  async applicableSets(workspace: WorkspaceInfo) {
+    return this.byWorkspace.get(workspace.id) ?? [];
+  }
+}
+
+export class FakeObjects implements ObjectStore {
+  readonly objects = new Map<string, Buffer>();
+  readonly deletedPrefixes: string[] = [];
+
+  async put(key: string, bytes: Buffer) {
+    this.objects.set(key, Buffer.from(bytes));
+  }
+
+  async get(key: string) {
+    return this.objects.get(key);
+  }
+
+  async deletePrefixes(prefixes: string[]) {
+    this.deletedPrefixes.push(...prefixes);
+    for (const key of [...this.objects.keys()]) {
+      if (prefixes.some((p) => key.startsWith(p))) this.objects.delete(key);
+    }
+  }
+}
+
+export function policySet(
+  id: string,
+  policies: Array<[name: string, level: 'advisory' | 'soft-mandatory' | 'hard-mandatory']>,
+): PolicySetSnapshot {
+  return {
+    id,
+    name: `set-${id}`,
+    kind: 'kind_a',
+    parameters: {},
+    policies: policies.map(([name, enforcementLevel]) => ({
+      id: `pol-${name}`,
+      name,
+      enforcementLevel,
+      code: `# ${name}`,
+    })),
+    archiveObjectKey: '',
+    versionId: '',
+  };
+}
