@@ -27,7 +27,10 @@ export async function runMigrations(db: Db, migrations: Migration[]): Promise<st
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [lockKey.toString()]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${db.schema}`);
+    // Only create the schema when missing: a role that owns an existing schema needs no CREATE
+    // privilege on the database (distributed deployments pre-create schema and role).
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [db.schema]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${db.schema}`);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${db.schema}.schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
     );
