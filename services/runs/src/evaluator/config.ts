@@ -14,6 +14,8 @@ export const evaluatorConfigShape = {
   EVALUATOR_LEASE_SECONDS: z.coerce.number().int().min(1).max(MAX_LEASE_SECONDS).default(300),
   EVALUATOR_TIMEOUT_SECONDS: env.int(600, 1),
   LOG_LEVEL: env.logLevel(),
+  /** `/healthz`, `/readyz` and `/metrics` for probes; 0 (default) serves none. */
+  OPS_PORT: env.port(0),
 };
 
 export type EvaluatorConfig = ReturnType<typeof loadEvaluatorConfig>;

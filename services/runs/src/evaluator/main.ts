@@ -1,4 +1,4 @@
-import { createLogger } from '@policyhub/telemetry';
+import { createLogger, startOpsServer } from '@policyhub/telemetry';
 import { parseCommand } from './command-line.js';
 import { type EvaluatorConfig, loadEvaluatorConfig } from './config.js';
 import { EvaluatorWorker } from './worker.js';
@@ -18,6 +18,7 @@ try {
 }
 
 const logger = createLogger('evaluator', config.LOG_LEVEL);
+let stopping = false;
 const worker = new EvaluatorWorker({
   runsAddress: config.RUNS_ADDR,
   command,
@@ -28,12 +29,12 @@ const worker = new EvaluatorWorker({
   logger,
 });
 worker.start();
+if (config.OPS_PORT > 0) await startOpsServer({ port: config.OPS_PORT, isReady: async () => !stopping });
 logger.info(
   { runs: config.RUNS_ADDR, evaluatorId: config.EVALUATOR_ID, command: command[0] },
   'evaluator started',
 );
 
-let stopping = false;
 const stop = async () => {
   if (stopping) process.exit(1); // a second signal: do not wait for the check in hand
   stopping = true;
