@@ -3,6 +3,9 @@ import { expect } from 'vitest';
 import type { ApiClient } from './api.js';
 import type { TestSystem } from './system.js';
 
+/** What the fixtures need of a running system (in-process or multi-process harness). */
+export type SystemApi = Pick<TestSystem, 'admin' | 'client'>;
+
 export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
 
 export interface TestUser {
@@ -13,7 +16,7 @@ export interface TestUser {
 }
 
 /** Creates a user (as site admin) and a token for it. */
-export async function createUser(t: TestSystem, prefix = 'user'): Promise<TestUser> {
+export async function createUser(t: SystemApi, prefix = 'user'): Promise<TestUser> {
   const username = uniqueName(prefix);
   const res = await t.admin.post('/admin/users', {
     data: { type: 'users', attributes: { username, email: `${username}@example.com` } },
@@ -27,7 +30,7 @@ export async function createUser(t: TestSystem, prefix = 'user'): Promise<TestUs
 }
 
 /** An organization created by a fresh user, who is therefore its owner. */
-export async function createOrganization(t: TestSystem, prefix = 'org') {
+export async function createOrganization(t: SystemApi, prefix = 'org') {
   const owner = await createUser(t, `${prefix}-owner`);
   const name = uniqueName(prefix);
   const res = await owner.api.post('/organizations', {
@@ -38,7 +41,7 @@ export async function createOrganization(t: TestSystem, prefix = 'org') {
 }
 
 /** A member of `org` whose team grants exactly `permissions`. */
-export async function createMember(t: TestSystem, org: { name: string; owner: TestUser }, permissions: string[]) {
+export async function createMember(t: SystemApi, org: { name: string; owner: TestUser }, permissions: string[]) {
   const user = await createUser(t, 'member');
   const team = await org.owner.api.post(`/organizations/${org.name}/teams`, {
     data: {
@@ -75,4 +78,52 @@ export async function createProject(api: ApiClient, org: string) {
   });
   expect(res.status, res.text).toBe(201);
   return res.body.data as { id: string };
+}
+
+/** A policy in `org` (kind_a and soft-mandatory unless `attrs` say otherwise). */
+export async function createPolicy(api: ApiClient, org: string, attrs: Record<string, unknown> = {}) {
+  const res = await api.post(`/organizations/${org}/policies`, {
+    data: { type: 'policies', attributes: { name: uniqueName('pol'), ...attrs } },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as {
+    id: string;
+    attributes: Record<string, unknown>;
+    relationships: Record<string, unknown>;
+  };
+}
+
+/** A policy set in `org`; `relationships` maps a relationship name to the ids of its members. */
+export async function createPolicySet(
+  api: ApiClient,
+  org: string,
+  attrs: Record<string, unknown> = {},
+  relationships: Partial<
+    Record<'policies' | 'workspaces' | 'projects' | 'workspace-exclusions', string[]>
+  > = {},
+) {
+  const typeOf = {
+    policies: 'policies',
+    workspaces: 'workspaces',
+    projects: 'projects',
+    'workspace-exclusions': 'workspaces',
+  };
+  const res = await api.post(`/organizations/${org}/policy-sets`, {
+    data: {
+      type: 'policy-sets',
+      attributes: { name: uniqueName('set'), ...attrs },
+      relationships: Object.fromEntries(
+        Object.entries(relationships).map(([k, ids]) => [
+          k,
+          { data: ids.map((id) => ({ type: typeOf[k as keyof typeof typeOf], id })) },
+        ]),
+      ),
+    },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as {
+    id: string;
+    attributes: Record<string, unknown>;
+    relationships: Record<string, unknown>;
+  };
 }

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { type RouteContext, as, paramsOf, sendNoContent } from '../../route-context.js';
+
+/** Policy source is stored as sent; the service enforces the same limit. */
+export const POLICY_CODE_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * `PUT /policies/:id/upload` takes the raw policy source whatever its content type (clients send
+ * `application/octet-stream`), so this scope alone replaces the JSON parsers with a raw one.
+ * `GET /policies/:id/download` returns the stored bytes.
+ */
+export function registerPolicyCodeRoutes(app: FastifyInstance, { clients }: RouteContext): void {
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: POLICY_CODE_LIMIT_BYTES },
+      (_req, body, done) => done(null, body),
+    );
+
+    scope.put('/policies/:id/upload', { bodyLimit: POLICY_CODE_LIMIT_BYTES }, async (request, reply) => {
+      const body = request.body;
+      const code = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+      await clients.policies.UploadPolicyCode({ id: paramsOf<'id'>(request).id, code }, as(request));
+      return sendNoContent(reply);
+    });
+  });
+
+  app.get('/policies/:id/download', async (request, reply) => {
+    const { code } = await clients.policies.DownloadPolicyCode(
+      { id: paramsOf<'id'>(request).id },
+      as(request),
+    );
+    return reply.status(200).type('text/plain; charset=utf-8').send(Buffer.from(code));
+  });
+}

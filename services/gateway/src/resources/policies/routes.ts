@@ -1,0 +1,124 @@
+import type { FastifyInstance } from 'fastify';
+import type { policysetsV1 } from '@policyhub/contracts';
+import type { FastifyRequest } from 'fastify';
+import { RequestDocument } from '../../jsonapi/body.js';
+import { Included, single } from '../../jsonapi/document.js';
+import { parseInclude } from '../../jsonapi/include.js';
+import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import {
+  type RouteContext,
+  as,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  sendNoContent,
+} from '../../route-context.js';
+import { readPolicyAttributes } from './body.js';
+import { canonicalKind } from './kind.js';
+import { readAfterVisibilityCheck } from './read-after-visibility-check.js';
+import { registerPolicyCodeRoutes } from './code-routes.js';
+import { serializePolicySet } from '../policy-sets/serializer.js';
+import { serializePolicy } from './serializer.js';
+
+const POLICY_INCLUDES = ['policy_sets'] as const;
+
+/** Policies: the "separate interface" the spec refers to (upstream shapes, DOCS policies.mdx). */
+export function registerPolicyRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { clients } = ctx;
+
+  /** `include=policy_sets`: the sets holding the policies, in one batch call. */
+  const includedFor = async (policies: policysetsV1.Policy__Output[], request: FastifyRequest) => {
+    if (!parseInclude(queryOf(request).include, POLICY_INCLUDES).has('policy_sets')) return undefined;
+    const ids = [...new Set(policies.flatMap((p) => p.policySetIds))];
+    const included = new Included();
+    if (ids.length === 0) return included;
+    const { policySets } = await clients.policySets.BatchGetPolicySets({ ids }, as(request));
+    const byId = new Map(policySets.map((s) => [s.id, serializePolicySet(s)]));
+    included.add(ids.flatMap((id) => byId.get(id) ?? []));
+    return included;
+  };
+
+  app.post('/organizations/:org/policies', async (request, reply) => {
+    const { org } = paramsOf<'org'>(request);
+    const attrs = await readAfterVisibilityCheck(
+      () => readPolicyAttributes(new RequestDocument(request.body, 'policies'), { create: true }),
+      () => clients.policies.ListPolicies({ organization: org, page: { number: 1, size: 1 } }, as(request)),
+    );
+    const policy = await clients.policies.CreatePolicy(
+      {
+        organization: org,
+        name: attrs.name ?? '',
+        description: attrs.description ?? '',
+        kind: attrs.kind ?? '',
+        query: attrs.query ?? '',
+        enforcementLevel: attrs.enforcementLevel ?? '',
+        enforcePath: attrs.enforcePath ?? '',
+        enforceMode: attrs.enforceMode ?? '',
+      },
+      as(request),
+    );
+    return sendDocument(reply, 201, { data: serializePolicy(policy) });
+  });
+
+  app.get('/organizations/:org/policies', async (request, reply) => {
+    const query = queryOf(request);
+    const page = parsePage(query);
+    parseInclude(query.include, POLICY_INCLUDES);
+    const { org } = paramsOf<'org'>(request);
+    const res = await clients.policies.ListPolicies(
+      {
+        organization: org,
+        page,
+        searchName: query['search[name]'] ?? '',
+        kind: query['filter[kind]'] ? canonicalKind(query['filter[kind]']) : '',
+      },
+      as(request),
+    );
+    const included = await includedFor(res.policies, request);
+    return sendDocument(reply, 200, {
+      data: res.policies.map(serializePolicy),
+      ...(included ? { included: included.toArray() } : {}),
+      ...paginationDocument(
+        res.page!,
+        ctx.baseUrl(request),
+        `/api/v2/organizations/${encodeURIComponent(org)}/policies`,
+        query,
+      ),
+    });
+  });
+
+  app.get('/policies/:id', async (request, reply) => {
+    parseInclude(queryOf(request).include, POLICY_INCLUDES);
+    const policy = await clients.policies.GetPolicy({ id: paramsOf<'id'>(request).id }, as(request));
+    return sendDocument(reply, 200, single(serializePolicy(policy), await includedFor([policy], request)));
+  });
+
+  app.patch('/policies/:id', async (request, reply) => {
+    const { id } = paramsOf<'id'>(request);
+    const attrs = await readAfterVisibilityCheck(
+      () => readPolicyAttributes(new RequestDocument(request.body, 'policies'), { create: false }),
+      () => clients.policies.GetPolicy({ id }, as(request)),
+    );
+    const policy = await clients.policies.UpdatePolicy(
+      {
+        id,
+        name: attrs.name,
+        description: attrs.description === null ? '' : attrs.description,
+        kind: attrs.kind,
+        query: attrs.query === null ? '' : attrs.query,
+        enforcementLevel: attrs.enforcementLevel,
+        enforcePath: attrs.enforcePath,
+        enforceMode: attrs.enforceMode,
+      },
+      as(request),
+    );
+    return sendDocument(reply, 200, { data: serializePolicy(policy) });
+  });
+
+  app.delete('/policies/:id', async (request, reply) => {
+    await clients.policies.DeletePolicy({ id: paramsOf<'id'>(request).id }, as(request));
+    return sendNoContent(reply);
+  });
+
+  registerPolicyCodeRoutes(app, ctx);
+}

@@ -1,0 +1,37 @@
+import type { policysetsV1 } from '@policyhub/contracts';
+import { API_PREFIX, type ResourceObject, orNull, toMany, toOne } from '../../jsonapi/document.js';
+import { wireKind } from './kind.js';
+
+/** File name shown in the deprecated `enforce` form when the client never sent one. */
+const defaultEnforcePath = (name: string) => `${name}.policy`;
+
+/**
+ * The one serializer of `policies` (create, show, list, included). The enforcement level is
+ * emitted both as `enforcement-level` and in the deprecated `enforce: [{path, mode}]` form.
+ */
+export function serializePolicy(p: policysetsV1.Policy__Output): ResourceObject {
+  return {
+    id: p.id,
+    type: 'policies',
+    attributes: {
+      name: p.name,
+      description: orNull(p.description),
+      kind: wireKind(p.kind),
+      query: orNull(p.query),
+      'enforcement-level': p.enforcementLevel,
+      enforce: [{ path: p.enforcePath || defaultEnforcePath(p.name), mode: p.enforcementLevel }],
+      'policy-set-count': p.policySetCount,
+      'created-at': p.createdAt,
+      'updated-at': p.updatedAt,
+    },
+    relationships: {
+      organization: toOne('organizations', p.organization),
+      'policy-sets': toMany('policy-sets', p.policySetIds),
+    },
+    links: {
+      self: `${API_PREFIX}/policies/${p.id}`,
+      upload: `${API_PREFIX}/policies/${p.id}/upload`,
+      download: `${API_PREFIX}/policies/${p.id}/download`,
+    },
+  };
+}

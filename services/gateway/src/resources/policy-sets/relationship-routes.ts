@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import { readIdentifierList } from '../../jsonapi/body.js';
+import { type RouteContext, as, paramsOf, sendNoContent } from '../../route-context.js';
+import { readAfterVisibilityCheck } from '../policies/read-after-visibility-check.js';
+
+type ChangeRpc =
+  | 'AddPolicies'
+  | 'RemovePolicies'
+  | 'AttachProjects'
+  | 'DetachProjects'
+  | 'AttachWorkspaces'
+  | 'DetachWorkspaces'
+  | 'AddWorkspaceExclusions'
+  | 'RemoveWorkspaceExclusions';
+
+/** Path segment → element type and the RPCs adding / removing members. */
+const RELATIONSHIPS: Array<{ path: string; type: string; add: ChangeRpc; remove: ChangeRpc }> = [
+  { path: 'policies', type: 'policies', add: 'AddPolicies', remove: 'RemovePolicies' },
+  { path: 'projects', type: 'projects', add: 'AttachProjects', remove: 'DetachProjects' },
+  { path: 'workspaces', type: 'workspaces', add: 'AttachWorkspaces', remove: 'DetachWorkspaces' },
+  {
+    path: 'workspace-exclusions',
+    type: 'workspaces',
+    add: 'AddWorkspaceExclusions',
+    remove: 'RemoveWorkspaceExclusions',
+  },
+];
+
+/**
+ * The eight relationship endpoints: `{"data": [...]}` of identifiers (full resource objects are
+ * accepted; only `type` and `id` are read), 204 on success.
+ */
+export function registerPolicySetRelationshipRoutes(app: FastifyInstance, { clients }: RouteContext): void {
+  for (const { path, type, add, remove } of RELATIONSHIPS) {
+    for (const [method, rpc] of [
+      ['POST', add],
+      ['DELETE', remove],
+    ] as const) {
+      app.route({
+        method,
+        url: `/policy-sets/:id/relationships/${path}`,
+        handler: async (request, reply) => {
+          const { id } = paramsOf<'id'>(request);
+          const ids = await readAfterVisibilityCheck(
+            () => readIdentifierList(request.body, type),
+            () => clients.policySets.GetPolicySet({ id }, as(request)),
+          );
+          await clients.policySets[rpc]({ policySetId: id, ids }, as(request));
+          return sendNoContent(reply);
+        },
+      });
+    }
+  }
+}

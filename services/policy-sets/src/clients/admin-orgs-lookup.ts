@@ -1,0 +1,48 @@
+import * as grpc from '@grpc/grpc-js';
+import { unavailable } from '@policyhub/errors';
+import { type Principal, readServiceError, rethrowAsAppError } from '@policyhub/grpc-runtime';
+import type { PolicySetsClients } from './index.js';
+
+export interface OrganizationFacts {
+  name: string;
+  isFreeTier: boolean;
+}
+
+/**
+ * What policy-sets asks admin-orgs: an organization as the caller sees it (404 when missing or
+ * hidden) with its free-tier entitlement, and which workspaces/projects exist in an
+ * organization. Workspace and project lookups are internal (no principal) and batched.
+ */
+export class AdminOrgsLookup {
+  constructor(private readonly clients: PolicySetsClients) {}
+
+  async organization(principal: Principal | undefined, name: string): Promise<OrganizationFacts> {
+    const org = await this.clients.organizations.GetOrganization({ name }, { principal }).catch(asAppError);
+    return { name: org.name, isFreeTier: org.isFreeTier };
+  }
+
+  /** Ids among `ids` that are workspaces of `organization`. */
+  async workspacesIn(organization: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const res = await this.clients.workspaces.BatchGetWorkspaces({ ids: [...ids] }).catch(asAppError);
+    return new Set(res.workspaces.filter((w) => w.organization === organization).map((w) => w.id));
+  }
+
+  /** Ids among `ids` that are projects of `organization`. */
+  async projectsIn(organization: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const res = await this.clients.projects.BatchGetProjects({ ids: [...ids] }).catch(asAppError);
+    return new Set(res.projects.filter((p) => p.organization === organization).map((p) => p.id));
+  }
+}
+
+/** admin-orgs' own errors pass through (e.g. NOT_FOUND); its absence is a 503, not a 500. */
+function asAppError(err: unknown): never {
+  if (readServiceError(err).status === grpc.status.UNAVAILABLE) {
+    throw unavailable(
+      'POLICY_SETS_ADMIN_ORGS_UNAVAILABLE',
+      'the organization service is unavailable; try again shortly',
+    );
+  }
+  return rethrowAsAppError(err);
+}

@@ -1,0 +1,63 @@
+import type { Queryable } from '@policyhub/db';
+import type { EnforcementLevel, Kind } from '../domain/vocabulary.js';
+
+export interface ApplicableSetRow {
+  id: string;
+  name: string;
+  kind: Kind;
+  overridable: boolean;
+  agent_enabled: boolean;
+  current_version_id: string | null;
+  current_version_object_key: string | null;
+}
+
+export interface ApplicablePolicyRow {
+  policy_set_id: string;
+  id: string;
+  name: string;
+  enforcement_level: EnforcementLevel;
+  code: Buffer | null;
+}
+
+export interface ApplicableQuery {
+  organization: string;
+  workspaceId: string;
+  projectId: string;
+  kind: string;
+}
+
+/**
+ * The sets that apply to a run in a workspace: the organization's global sets, sets attached to
+ * the workspace, and sets attached to its project, minus sets excluding the workspace. Two
+ * queries whatever the number of sets: the sets, then all their policies.
+ */
+export async function findApplicablePolicySets(
+  db: Queryable,
+  q: ApplicableQuery,
+): Promise<{ sets: ApplicableSetRow[]; policies: ApplicablePolicyRow[] }> {
+  const { rows: sets } = await db.query<ApplicableSetRow>(
+    `SELECT ps.id, ps.name, ps.kind, ps.overridable, ps.agent_enabled, ps.current_version_id,
+            v.object_key AS current_version_object_key
+       FROM policy_sets ps
+       LEFT JOIN policy_set_versions v ON v.id = ps.current_version_id
+      WHERE ps.organization = $1
+        AND ($4 = '' OR ps.kind = $4)
+        AND (ps.global
+             OR EXISTS (SELECT 1 FROM policy_set_workspaces w WHERE w.policy_set_id = ps.id AND w.workspace_id = $2)
+             OR ($3 <> '' AND EXISTS (SELECT 1 FROM policy_set_projects p
+                                       WHERE p.policy_set_id = ps.id AND p.project_id = $3)))
+        AND NOT EXISTS (SELECT 1 FROM policy_set_workspace_exclusions x
+                         WHERE x.policy_set_id = ps.id AND x.workspace_id = $2)
+      ORDER BY ps.created_at, ps.id`,
+    [q.organization, q.workspaceId, q.projectId, q.kind],
+  );
+  if (sets.length === 0) return { sets, policies: [] };
+  const { rows: policies } = await db.query<ApplicablePolicyRow>(
+    `SELECT r.policy_set_id, p.id, p.name, p.enforcement_level, p.code
+       FROM policy_set_policies r JOIN policies p ON p.id = r.policy_id
+      WHERE r.policy_set_id = ANY($1)
+      ORDER BY r.policy_set_id, r.position`,
+    [sets.map((s) => s.id)],
+  );
+  return { sets, policies };
+}

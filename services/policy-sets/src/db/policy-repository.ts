@@ -1,0 +1,118 @@
+import type { Queryable } from '@policyhub/db';
+import type { PolicyFields } from '../domain/policy-rules.js';
+import type { Kind } from '../domain/vocabulary.js';
+import { escapeLike } from './escape-like.js';
+
+export interface PolicyRow {
+  id: string;
+  organization: string;
+  name: string;
+  description: string | null;
+  kind: Kind;
+  query: string | null;
+  enforcement_level: PolicyFields['enforcementLevel'];
+  enforce_path: string | null;
+  has_code: boolean;
+  created_at: string;
+  updated_at: string;
+  policy_set_ids: string[];
+}
+
+// The sets holding each policy come from the same statement (one subquery per row, no query per policy).
+const COLUMNS = `p.id, p.organization, p.name, p.description, p.kind, p.query, p.enforcement_level, p.enforce_path,
+  p.code IS NOT NULL AS has_code, p.created_at, p.updated_at,
+  ARRAY(SELECT r.policy_set_id FROM policy_set_policies r WHERE r.policy_id = p.id ORDER BY r.position) AS policy_set_ids`;
+
+export const toPolicyFields = (r: PolicyRow): PolicyFields => ({
+  name: r.name,
+  description: r.description,
+  kind: r.kind,
+  query: r.query,
+  enforcementLevel: r.enforcement_level,
+  enforcePath: r.enforce_path,
+});
+
+export class PolicyRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async get(id: string): Promise<PolicyRow | undefined> {
+    const { rows } = await this.db.query<PolicyRow>(`SELECT ${COLUMNS} FROM policies p WHERE p.id = $1`, [
+      id,
+    ]);
+    return rows[0];
+  }
+
+  async getMany(ids: readonly string[]): Promise<PolicyRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.db.query<PolicyRow>(
+      `SELECT ${COLUMNS} FROM policies p WHERE p.id = ANY($1)`,
+      [ids],
+    );
+    return rows;
+  }
+
+  /** Kinds of the given ids that exist in the organization (the rest are unknown there). */
+  async kindsIn(organization: string, ids: readonly string[]): Promise<Map<string, Kind>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await this.db.query<{ id: string; kind: Kind }>(
+      'SELECT id, kind FROM policies WHERE organization = $1 AND id = ANY($2)',
+      [organization, ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.kind]));
+  }
+
+  async insert(id: string, organization: string, f: PolicyFields): Promise<void> {
+    await this.db.query(
+      `INSERT INTO policies (id, organization, name, description, kind, query, enforcement_level, enforce_path)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [id, organization, f.name, f.description, f.kind, f.query, f.enforcementLevel, f.enforcePath],
+    );
+  }
+
+  async update(id: string, f: PolicyFields): Promise<void> {
+    await this.db.query(
+      `UPDATE policies SET name = $2, description = $3, query = $4, enforcement_level = $5, enforce_path = $6,
+              updated_at = now() WHERE id = $1`,
+      [id, f.name, f.description, f.query, f.enforcementLevel, f.enforcePath],
+    );
+  }
+
+  async list(organization: string, filter: { search: string; kind: string }, limit: number, offset: number) {
+    const { rows } = await this.db.query<PolicyRow & { total: number }>(
+      `SELECT ${COLUMNS}, page.total FROM (
+         SELECT id, count(*) OVER () AS total FROM policies
+          WHERE organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)
+          ORDER BY created_at, id LIMIT $4 OFFSET $5
+       ) page JOIN policies p ON p.id = page.id
+       ORDER BY p.created_at, p.id`,
+      [organization, escapeLike(filter.search), filter.kind, limit, offset],
+    );
+    if (rows.length > 0) return { rows, total: rows[0]!.total };
+    const { rows: count } = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM policies
+        WHERE organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)`,
+      [organization, escapeLike(filter.search), filter.kind],
+    );
+    return { rows, total: count[0]?.n ?? 0 };
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const { rowCount } = await this.db.query('DELETE FROM policies WHERE id = $1', [id]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async setCode(id: string, code: Buffer): Promise<void> {
+    await this.db.query('UPDATE policies SET code = $2, updated_at = now() WHERE id = $1', [id, code]);
+  }
+
+  async getCode(id: string): Promise<Buffer | undefined> {
+    const { rows } = await this.db.query<{ code: Buffer | null }>('SELECT code FROM policies WHERE id = $1', [
+      id,
+    ]);
+    return rows[0] ? (rows[0].code ?? Buffer.alloc(0)) : undefined;
+  }
+
+  async deleteOrganization(organization: string): Promise<void> {
+    await this.db.query('DELETE FROM policies WHERE organization = $1', [organization]);
+  }
+}

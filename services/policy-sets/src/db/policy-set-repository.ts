@@ -1,0 +1,250 @@
+import type { Queryable } from '@policyhub/db';
+import type { PolicySetFields } from '../domain/policy-set-rules.js';
+import type { VcsRepo } from '../domain/vcs-repo.js';
+import type { Kind } from '../domain/vocabulary.js';
+import { escapeLike } from './escape-like.js';
+
+export interface PolicySetRow {
+  id: string;
+  organization: string;
+  name: string;
+  description: string | null;
+  global: boolean;
+  kind: Kind;
+  overridable: boolean;
+  agent_enabled: boolean;
+  policy_tool_version: string;
+  policies_path: string | null;
+  vcs_repo: StoredVcsRepo | null;
+  /** API-versioned or VCS-backed. */
+  versioned: boolean;
+  current_version_id: string | null;
+  newest_version_id: string | null;
+  created_at: string;
+  updated_at: string;
+  policy_ids: string[];
+  workspace_ids: string[];
+  project_ids: string[];
+  workspace_exclusion_ids: string[];
+}
+
+interface StoredVcsRepo {
+  identifier: string;
+  branch: string;
+  oauth_token_id: string;
+  github_app_installation_id: string;
+  ingress_submodules: boolean;
+}
+
+/** The four to-many relationships of a set and their join tables. */
+export const RELATIONSHIPS = {
+  policies: { table: 'policy_set_policies', column: 'policy_id' },
+  workspaces: { table: 'policy_set_workspaces', column: 'workspace_id' },
+  projects: { table: 'policy_set_projects', column: 'project_id' },
+  workspaceExclusions: { table: 'policy_set_workspace_exclusions', column: 'workspace_id' },
+} as const;
+export type RelationshipName = keyof typeof RELATIONSHIPS;
+
+const ids = (name: RelationshipName) => {
+  const { table, column } = RELATIONSHIPS[name];
+  return `ARRAY(SELECT r.${column} FROM ${table} r WHERE r.policy_set_id = ps.id ORDER BY r.position)`;
+};
+
+// Linkage of every relationship comes from the same statement as the set (a subquery per row,
+// never a query per set), so a page of sets costs one query whatever its size.
+const COLUMNS = `ps.id, ps.organization, ps.name, ps.description, ps.global, ps.kind, ps.overridable,
+  ps.agent_enabled, ps.policy_tool_version, ps.policies_path, ps.vcs_repo,
+  (ps.versioned OR ps.vcs_repo IS NOT NULL) AS versioned, ps.current_version_id, ps.newest_version_id,
+  ps.created_at, ps.updated_at,
+  ${ids('policies')} AS policy_ids, ${ids('workspaces')} AS workspace_ids,
+  ${ids('projects')} AS project_ids, ${ids('workspaceExclusions')} AS workspace_exclusion_ids`;
+
+export interface PolicySetFilter {
+  search: string;
+  kind: string;
+  versioned: boolean | null;
+}
+
+const FILTER = `organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)
+  AND ($4::boolean IS NULL OR (versioned OR vcs_repo IS NOT NULL) = $4)`;
+
+const storedVcsRepo = (v: VcsRepo | null): StoredVcsRepo | null =>
+  v && {
+    identifier: v.identifier,
+    branch: v.branch,
+    oauth_token_id: v.oauthTokenId,
+    github_app_installation_id: v.githubAppInstallationId,
+    ingress_submodules: v.ingressSubmodules,
+  };
+
+export const toVcsRepo = (v: StoredVcsRepo | null): VcsRepo | null =>
+  v && {
+    identifier: v.identifier,
+    branch: v.branch,
+    oauthTokenId: v.oauth_token_id,
+    githubAppInstallationId: v.github_app_installation_id,
+    ingressSubmodules: v.ingress_submodules,
+  };
+
+export const toPolicySetFields = (r: PolicySetRow): PolicySetFields => ({
+  name: r.name,
+  description: r.description,
+  global: r.global,
+  kind: r.kind,
+  overridable: r.overridable,
+  agentEnabled: r.agent_enabled,
+  policyToolVersion: r.policy_tool_version,
+  policiesPath: r.policies_path,
+  vcsRepo: toVcsRepo(r.vcs_repo),
+});
+
+export class PolicySetRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async get(id: string, options: { forUpdate?: boolean } = {}): Promise<PolicySetRow | undefined> {
+    const lock = options.forUpdate ? 'FOR UPDATE OF ps' : '';
+    const { rows } = await this.db.query<PolicySetRow>(
+      `SELECT ${COLUMNS} FROM policy_sets ps WHERE ps.id = $1 ${lock}`,
+      [id],
+    );
+    return rows[0];
+  }
+
+  async getMany(setIds: readonly string[]): Promise<PolicySetRow[]> {
+    if (setIds.length === 0) return [];
+    const { rows } = await this.db.query<PolicySetRow>(
+      `SELECT ${COLUMNS} FROM policy_sets ps WHERE ps.id = ANY($1) ORDER BY ps.created_at, ps.id`,
+      [setIds],
+    );
+    return rows;
+  }
+
+  async list(organization: string, filter: PolicySetFilter, limit: number, offset: number) {
+    const params = [organization, escapeLike(filter.search), filter.kind, filter.versioned];
+    // Page first, then the linkage of just that page.
+    const { rows } = await this.db.query<PolicySetRow & { total: number }>(
+      `SELECT ${COLUMNS}, page.total FROM (
+         SELECT id, count(*) OVER () AS total FROM policy_sets WHERE ${FILTER}
+          ORDER BY created_at, id LIMIT $5 OFFSET $6
+       ) page JOIN policy_sets ps ON ps.id = page.id
+       ORDER BY ps.created_at, ps.id`,
+      [...params, limit, offset],
+    );
+    if (rows.length > 0) return { rows, total: rows[0]!.total };
+    const { rows: count } = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM policy_sets WHERE ${FILTER}`,
+      params,
+    );
+    return { rows, total: count[0]?.n ?? 0 };
+  }
+
+  async countInOrganization(organization: string): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM policy_sets WHERE organization = $1',
+      [organization],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Serialises writers that check an organization-wide limit (the free tier's one set). */
+  async lockOrganization(organization: string): Promise<void> {
+    await this.db.query(`SELECT pg_advisory_xact_lock(hashtextextended('policy_sets:' || $1, 0))`, [
+      organization,
+    ]);
+  }
+
+  async insert(id: string, organization: string, f: PolicySetFields): Promise<void> {
+    await this.db.query(
+      `INSERT INTO policy_sets (id, organization, name, description, global, kind, overridable, agent_enabled,
+                                policy_tool_version, policies_path, vcs_repo)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        id,
+        organization,
+        f.name,
+        f.description,
+        f.global,
+        f.kind,
+        f.overridable,
+        f.agentEnabled,
+        f.policyToolVersion,
+        f.policiesPath,
+        storedVcsRepo(f.vcsRepo),
+      ],
+    );
+  }
+
+  async update(id: string, f: PolicySetFields): Promise<void> {
+    await this.db.query(
+      `UPDATE policy_sets SET name = $2, description = $3, global = $4, overridable = $5, agent_enabled = $6,
+              policy_tool_version = $7, policies_path = $8, vcs_repo = $9, updated_at = now()
+        WHERE id = $1`,
+      [
+        id,
+        f.name,
+        f.description,
+        f.global,
+        f.overridable,
+        f.agentEnabled,
+        f.policyToolVersion,
+        f.policiesPath,
+        storedVcsRepo(f.vcsRepo),
+      ],
+    );
+  }
+
+  async touch(id: string): Promise<void> {
+    await this.db.query('UPDATE policy_sets SET updated_at = now() WHERE id = $1', [id]);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const { rowCount } = await this.db.query('DELETE FROM policy_sets WHERE id = $1', [id]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  /** Adds members (already present ones keep their place). */
+  async addMembers(setId: string, name: RelationshipName, memberIds: readonly string[]): Promise<void> {
+    if (memberIds.length === 0) return;
+    const { table, column } = RELATIONSHIPS[name];
+    await this.db.query(
+      `INSERT INTO ${table} (policy_set_id, ${column})
+       SELECT $1, m.id FROM unnest($2::text[]) WITH ORDINALITY AS m(id, n) ORDER BY m.n
+       ON CONFLICT DO NOTHING`,
+      [setId, memberIds],
+    );
+  }
+
+  async removeMembers(setId: string, name: RelationshipName, memberIds: readonly string[]): Promise<void> {
+    if (memberIds.length === 0) return;
+    const { table, column } = RELATIONSHIPS[name];
+    await this.db.query(`DELETE FROM ${table} WHERE policy_set_id = $1 AND ${column} = ANY($2)`, [
+      setId,
+      memberIds,
+    ]);
+  }
+
+  /** Makes the relationship exactly `memberIds` (an empty list clears it). */
+  async replaceMembers(setId: string, name: RelationshipName, memberIds: readonly string[]): Promise<void> {
+    const { table, column } = RELATIONSHIPS[name];
+    await this.db.query(`DELETE FROM ${table} WHERE policy_set_id = $1 AND NOT (${column} = ANY($2))`, [
+      setId,
+      memberIds,
+    ]);
+    await this.addMembers(setId, name, memberIds);
+  }
+
+  /** A workspace or project went away in admin-orgs: drop every reference to it. */
+  async forgetWorkspace(workspaceId: string): Promise<void> {
+    await this.db.query('DELETE FROM policy_set_workspaces WHERE workspace_id = $1', [workspaceId]);
+    await this.db.query('DELETE FROM policy_set_workspace_exclusions WHERE workspace_id = $1', [workspaceId]);
+  }
+
+  async forgetProject(projectId: string): Promise<void> {
+    await this.db.query('DELETE FROM policy_set_projects WHERE project_id = $1', [projectId]);
+  }
+
+  /** Sets of a deleted organization; their versions and relationships go with them (cascade). */
+  async deleteOrganization(organization: string): Promise<void> {
+    await this.db.query('DELETE FROM policy_sets WHERE organization = $1', [organization]);
+  }
+}

@@ -1,0 +1,147 @@
+import type { Queryable } from '@policyhub/db';
+import type { Settlement, VersionStatus } from '../domain/versions.js';
+
+export interface VersionRow {
+  id: string;
+  policy_set_id: string;
+  organization: string;
+  source: string;
+  status: VersionStatus;
+  pending_at: string;
+  ready_at: string | null;
+  errored_at: string | null;
+  error: string | null;
+  error_message: string | null;
+  upload_token: string | null;
+  upload_expires_at: string;
+  object_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What creating a version needs to know about its set. */
+export interface SetForVersions {
+  id: string;
+  organization: string;
+  has_vcs_repo: boolean;
+  has_policies: boolean;
+}
+
+const COLUMNS = `id, policy_set_id, organization, source, status, pending_at, ready_at, errored_at, error,
+  error_message, upload_token, upload_expires_at, object_key, created_at, updated_at`;
+
+export class VersionRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /** The set's facts; `forUpdate` locks its row so they cannot change until the transaction ends. */
+  async getSet(id: string, options: { forUpdate?: boolean } = {}): Promise<SetForVersions | undefined> {
+    const { rows } = await this.db.query<SetForVersions>(
+      `SELECT ps.id, ps.organization, ps.vcs_repo IS NOT NULL AS has_vcs_repo,
+              EXISTS (SELECT 1 FROM policy_set_policies p WHERE p.policy_set_id = ps.id) AS has_policies
+         FROM policy_sets ps WHERE ps.id = $1 ${options.forUpdate ? 'FOR UPDATE OF ps' : ''}`,
+      [id],
+    );
+    return rows[0];
+  }
+
+  async insert(v: {
+    id: string;
+    policySetId: string;
+    organization: string;
+    source: string;
+    uploadToken: string;
+    uploadExpiresAt: string;
+    createdAt: string;
+  }): Promise<VersionRow> {
+    const { rows } = await this.db.query<VersionRow>(
+      `INSERT INTO policy_set_versions
+         (id, policy_set_id, organization, source, status, pending_at, upload_token, upload_expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'pending', $7, $5, $6, $7, $7)
+       RETURNING ${COLUMNS}`,
+      [v.id, v.policySetId, v.organization, v.source, v.uploadToken, v.uploadExpiresAt, v.createdAt],
+    );
+    return rows[0]!;
+  }
+
+  /**
+   * Records a new version on its set: the set becomes versioned, and the version becomes the
+   * newest unless a version created later is already recorded (concurrent creates).
+   */
+  async recordNewest(policySetId: string, versionId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE policy_sets ps SET versioned = true,
+              newest_version_id = CASE
+                WHEN ps.newest_version_id IS NULL OR NOT EXISTS (
+                  SELECT 1 FROM policy_set_versions n, policy_set_versions v
+                   WHERE n.id = ps.newest_version_id AND v.id = $2
+                     AND (n.created_at, n.id) > (v.created_at, v.id))
+                THEN $2 ELSE ps.newest_version_id END
+        WHERE ps.id = $1`,
+      [policySetId, versionId],
+    );
+  }
+
+  async get(id: string, options: { forUpdate?: boolean } = {}): Promise<VersionRow | undefined> {
+    const { rows } = await this.db.query<VersionRow>(
+      `SELECT ${COLUMNS} FROM policy_set_versions WHERE id = $1 ${options.forUpdate ? 'FOR UPDATE' : ''}`,
+      [id],
+    );
+    return rows[0];
+  }
+
+  async getMany(ids: string[]): Promise<VersionRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.db.query<VersionRow>(
+      `SELECT ${COLUMNS} FROM policy_set_versions WHERE id = ANY($1)`,
+      [ids],
+    );
+    return rows;
+  }
+
+  /** A page of a set's versions, newest first, and the total count (one statement). */
+  async list(
+    policySetId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: VersionRow[]; total: number }> {
+    const { rows } = await this.db.query<VersionRow & { total: number }>(
+      `SELECT ${COLUMNS}, count(*) OVER () AS total FROM policy_set_versions
+        WHERE policy_set_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      [policySetId, limit, offset],
+    );
+    if (rows.length > 0) return { rows, total: rows[0]!.total };
+    // Past the last page the window is empty; the total still has to be right.
+    const { rows: counted } = await this.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM policy_set_versions WHERE policy_set_id = $1',
+      [policySetId],
+    );
+    return { rows: [], total: counted[0]?.n ?? 0 };
+  }
+
+  /** Moves a pending version to ready or errored; the upload URL is forgotten either way. */
+  async settle(id: string, s: Settlement): Promise<void> {
+    if (s.status === 'ready') {
+      await this.db.query(
+        `UPDATE policy_set_versions SET status = 'ready', ready_at = now(), object_key = $2, size_bytes = $3,
+                sha256 = $4, upload_token = NULL, updated_at = now()
+          WHERE id = $1`,
+        [id, s.objectKey, s.sizeBytes, s.sha256],
+      );
+    } else {
+      await this.db.query(
+        `UPDATE policy_set_versions SET status = 'errored', errored_at = now(), error = $2, error_message = $3,
+                upload_token = NULL, updated_at = now()
+          WHERE id = $1`,
+        [id, s.error, s.errorMessage],
+      );
+    }
+  }
+
+  /** The set's current version is the one that most recently became ready. */
+  async setCurrent(policySetId: string, versionId: string): Promise<void> {
+    await this.db.query('UPDATE policy_sets SET current_version_id = $2 WHERE id = $1', [
+      policySetId,
+      versionId,
+    ]);
+  }
+}

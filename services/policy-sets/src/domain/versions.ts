@@ -1,0 +1,82 @@
+/**
+ * Policy set versions (DESIGN §7): rules of creation, the upload window, and how an upload's
+ * outcome moves a version out of `pending`. Plain TypeScript; the repository and RPC layers
+ * apply what these functions decide.
+ */
+
+export type VersionStatus = 'pending' | 'ready' | 'errored';
+
+/** `source` of versions created through the API (upstream's value; clients check it). */
+export const API_VERSION_SOURCE = 'tfe-api';
+
+/** The upload URL is valid for one hour after the version's `created-at`. */
+export const UPLOAD_WINDOW_MS = 60 * 60 * 1000;
+
+/** What storage's upload session is bound to (echoed back in storage.upload-completed). */
+export const UPLOAD_OWNER_KIND = 'policy-set-version';
+
+export const VERSIONS_NOT_SUPPORTED_MESSAGE = 'The policy set does not support uploading versions';
+
+export interface VersionedSetFacts {
+  hasVcsRepo: boolean;
+  hasPolicies: boolean;
+}
+
+/**
+ * Versions can be uploaded to a set that gets its policies neither from a VCS repository nor from
+ * individual policy relationships (api-behaviour §3.1 and §10 row 14: a fresh set qualifies).
+ */
+export const canTakeUploadedVersions = (set: VersionedSetFacts): boolean =>
+  !set.hasVcsRepo && !set.hasPolicies;
+
+export const uploadExpiry = (createdAt: Date): Date => new Date(createdAt.getTime() + UPLOAD_WINDOW_MS);
+
+export interface VersionState {
+  status: VersionStatus;
+  uploadToken: string | null;
+  uploadExpiresAt: string;
+}
+
+/** The upload URL is shown while it can still be used: pending, not yet used, not expired. */
+export const isUploadUsable = (v: VersionState, now: Date): boolean =>
+  v.status === 'pending' && !!v.uploadToken && Date.parse(v.uploadExpiresAt) > now.getTime();
+
+export type UploadOutcome =
+  | { ok: true; objectKey: string; sizeBytes: number; sha256: string }
+  | { ok: false; errorCode: string; errorMessage: string };
+
+export type Settlement =
+  | { status: 'ready'; objectKey: string; sizeBytes: number; sha256: string }
+  | { status: 'errored'; error: string; errorMessage: string };
+
+/**
+ * How an upload outcome settles a version: ready (it becomes the set's current version) or
+ * errored. Undefined when the version is no longer pending: an outcome applies at most once.
+ */
+export function settle(
+  version: Pick<VersionState, 'status'>,
+  outcome: UploadOutcome,
+): Settlement | undefined {
+  if (version.status !== 'pending') return undefined;
+  if (outcome.ok) {
+    return {
+      status: 'ready',
+      objectKey: outcome.objectKey,
+      sizeBytes: outcome.sizeBytes,
+      sha256: outcome.sha256,
+    };
+  }
+  return {
+    status: 'errored',
+    error: outcome.errorCode || 'UPLOAD_FAILED',
+    errorMessage: outcome.errorMessage || 'the upload could not be processed',
+  };
+}
+
+/** `status-timestamps` keys present for the states a version has reached. */
+export function statusTimestamps(v: { pendingAt: string; readyAt: string | null; erroredAt: string | null }) {
+  const out: Record<string, string> = { 'pending-at': v.pendingAt };
+  if (v.readyAt) out['ready-at'] = v.readyAt;
+  if (v.erroredAt) out['errored-at'] = v.erroredAt;
+  return out;
+}

@@ -1,0 +1,1 @@
+export { startPolicySets, POLICY_SETS_SCHEMA, type PolicySetsOptions } from './service.js';

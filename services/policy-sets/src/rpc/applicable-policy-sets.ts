@@ -1,0 +1,47 @@
+import type { policysetsV1 } from '@policyhub/contracts';
+import type { Handlers } from '@policyhub/grpc-runtime';
+import { findApplicablePolicySets } from '../db/applicable-policy-sets-query.js';
+import type { PolicySetsDeps } from '../deps.js';
+
+/**
+ * Internal API for the runs service (no principal): the sets applying to a workspace with
+ * their kind and current contents — individual policies with their code, or the current
+ * version's archive key.
+ */
+export function applicablePolicySetHandlers({
+  db,
+}: PolicySetsDeps): Handlers<policysetsV1.ApplicablePolicySetsHandlers> {
+  return {
+    async GetApplicablePolicySets(req) {
+      const { sets, policies } = await findApplicablePolicySets(db, {
+        organization: req.organization,
+        workspaceId: req.workspaceId,
+        projectId: req.projectId,
+        kind: req.kind,
+      });
+      const bySet = new Map<string, policysetsV1.ApplicablePolicy[]>();
+      for (const p of policies) {
+        const list = bySet.get(p.policy_set_id) ?? [];
+        list.push({
+          id: p.id,
+          name: p.name,
+          enforcementLevel: p.enforcement_level,
+          code: p.code?.toString('utf8') ?? '',
+        });
+        bySet.set(p.policy_set_id, list);
+      }
+      return {
+        policySets: sets.map((s) => ({
+          id: s.id,
+          name: s.name,
+          kind: s.kind,
+          overridable: s.overridable,
+          agentEnabled: s.agent_enabled,
+          policies: bySet.get(s.id) ?? [],
+          currentVersionObjectKey: s.current_version_object_key ?? '',
+          currentVersionId: s.current_version_id ?? '',
+        })),
+      };
+    },
+  };
+}

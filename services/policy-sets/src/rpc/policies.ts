@@ -1,0 +1,110 @@
+import type { policysetsV1 } from '@policyhub/contracts';
+import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
+import { invalidAttribute, newId, notFound, tooLarge } from '@policyhub/errors';
+import type { Handlers, Principal } from '@policyhub/grpc-runtime';
+import { AdminOrgsLookup } from '../clients/admin-orgs-lookup.js';
+import { PolicyRepository, toPolicyFields } from '../db/policy-repository.js';
+import type { PolicySetsDeps } from '../deps.js';
+import { canManagePolicies, requireManagePolicies } from '../domain/access.js';
+import { checkKindFilter } from '../domain/kind-filter.js';
+import { POLICY_CODE_MAX_BYTES, resolveNewPolicy, resolvePolicyUpdate } from '../domain/policy-rules.js';
+import { toPolicy } from './mappers.js';
+
+const nameTaken = () =>
+  invalidAttribute('POLICY_SETS_POLICY_NAME_TAKEN', '/data/attributes/name', 'Name has already been taken');
+
+/**
+ * Site admins pass every permission check, so for them an unknown organization must be looked
+ * up to answer 404; a member's permission already proves the organization exists.
+ */
+export async function requireOrganization(
+  lookup: AdminOrgsLookup,
+  principal: Principal | undefined,
+  organization: string,
+) {
+  requireManagePolicies(principal, organization);
+  if (principal?.isSiteAdmin) await lookup.organization(principal, organization);
+}
+
+export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policysetsV1.PoliciesHandlers> {
+  const repo = new PolicyRepository(db);
+  const lookup = new AdminOrgsLookup(clients);
+  const visiblePolicy = async (principal: Principal | undefined, id: string) => {
+    const policy = await repo.get(id);
+    if (!policy || !canManagePolicies(principal, policy.organization)) throw notFound();
+    return policy;
+  };
+
+  return {
+    async CreatePolicy(req, { principal }) {
+      await requireOrganization(lookup, principal, req.organization);
+      const fields = resolveNewPolicy(req);
+      const id = newId('pol');
+      try {
+        await repo.insert(id, req.organization, fields);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw nameTaken();
+        throw err;
+      }
+      return toPolicy((await repo.get(id))!);
+    },
+
+    async GetPolicy(req, { principal }) {
+      return toPolicy(await visiblePolicy(principal, req.id));
+    },
+
+    async ListPolicies(req, { principal }) {
+      await requireOrganization(lookup, principal, req.organization);
+      checkKindFilter(req.kind);
+      const w = pageWindow(req.page);
+      const { rows, total } = await repo.list(
+        req.organization,
+        { search: req.searchName, kind: req.kind },
+        w.size,
+        w.offset,
+      );
+      return { policies: rows.map(toPolicy), page: pageInfo(w, total) };
+    },
+
+    async UpdatePolicy(req, { principal }) {
+      const current = await visiblePolicy(principal, req.id);
+      const fields = resolvePolicyUpdate(toPolicyFields(current), req);
+      try {
+        await repo.update(current.id, fields);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw nameTaken();
+        throw err;
+      }
+      return toPolicy((await repo.get(current.id))!);
+    },
+
+    async DeletePolicy(req, { principal }) {
+      const policy = await visiblePolicy(principal, req.id);
+      // Sets holding it lose it with the row (ON DELETE CASCADE); their counts drop with it.
+      await repo.delete(policy.id);
+      return {};
+    },
+
+    async UploadPolicyCode(req, { principal }) {
+      const policy = await visiblePolicy(principal, req.id);
+      if (req.code.length > POLICY_CODE_MAX_BYTES) {
+        throw tooLarge(
+          'POLICY_SETS_POLICY_CODE_TOO_LARGE',
+          `policy code is limited to ${POLICY_CODE_MAX_BYTES} bytes`,
+        );
+      }
+      await repo.setCode(policy.id, Buffer.from(req.code));
+      return toPolicy((await repo.get(policy.id))!);
+    },
+
+    async DownloadPolicyCode(req, { principal }) {
+      const policy = await visiblePolicy(principal, req.id);
+      return { code: (await repo.getCode(policy.id)) ?? Buffer.alloc(0) };
+    },
+
+    async BatchGetPolicies(req, { principal }) {
+      const rows = await repo.getMany(req.ids);
+      return { policies: rows.filter((r) => canManagePolicies(principal, r.organization)).map(toPolicy) };
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { Queryable } from '@policyhub/db';
+import type { AdminOrgsLookup } from '../clients/admin-orgs-lookup.js';
+import { PolicyRepository } from '../db/policy-repository.js';
+import { requireAllFound, requireSameKind } from '../domain/references.js';
+import type { Kind } from '../domain/vocabulary.js';
+
+export interface ReferencedIds {
+  policies?: readonly string[] | undefined;
+  workspaces?: readonly string[] | undefined;
+  projects?: readonly string[] | undefined;
+  workspaceExclusions?: readonly string[] | undefined;
+}
+
+/** Where a bad reference is reported: the relationship in a create/update body, or `/data`. */
+export type PointerFor = (relationship: keyof ReferencedIds) => string;
+
+export const bodyRelationshipPointer: PointerFor = (r) =>
+  `/data/relationships/${r === 'workspaceExclusions' ? 'workspace-exclusions' : r}`;
+export const relationshipEndpointPointer: PointerFor = () => '/data';
+
+/**
+ * Workspaces and projects must exist in the set's organization: one batched admin-orgs call per
+ * kind of reference (workspaces and exclusions share one), whatever the number of ids.
+ */
+export async function checkTenancyReferences(
+  lookup: AdminOrgsLookup,
+  organization: string,
+  refs: ReferencedIds,
+  pointerFor: PointerFor,
+): Promise<void> {
+  const workspaceIds = [...new Set([...(refs.workspaces ?? []), ...(refs.workspaceExclusions ?? [])])];
+  const [workspaces, projects] = await Promise.all([
+    lookup.workspacesIn(organization, workspaceIds),
+    lookup.projectsIn(organization, refs.projects ?? []),
+  ]);
+  if (refs.workspaces) requireAllFound('workspace', refs.workspaces, workspaces, pointerFor('workspaces'));
+  if (refs.workspaceExclusions) {
+    requireAllFound('workspace', refs.workspaceExclusions, workspaces, pointerFor('workspaceExclusions'));
+  }
+  if (refs.projects) requireAllFound('project', refs.projects, projects, pointerFor('projects'));
+}
+
+/** Policies must exist in the set's organization and be of the set's kind (one query). */
+export async function checkPolicyReferences(
+  db: Queryable,
+  organization: string,
+  setKind: Kind,
+  policyIds: readonly string[] | undefined,
+  pointer: string,
+): Promise<void> {
+  if (!policyIds || policyIds.length === 0) return;
+  const kinds = await new PolicyRepository(db).kindsIn(organization, policyIds);
+  requireAllFound('policy', policyIds, new Set(kinds.keys()), pointer);
+  requireSameKind(setKind, kinds, pointer);
+}

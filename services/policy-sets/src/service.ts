@@ -1,0 +1,49 @@
+import { fileURLToPath } from 'node:url';
+import type { EventTransport } from '@policyhub/events';
+import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
+import type { Logger } from '@policyhub/telemetry';
+import { createPolicySetsClients } from './clients/index.js';
+import { startAdminOrgsDeletionsConsumer } from './consumers/admin-orgs-deletions.js';
+import { startUploadCompletedConsumer } from './consumers/upload-completed.js';
+import type { PolicySetsDeps } from './deps.js';
+import { registerPolicySets } from './server.js';
+
+export interface PolicySetsOptions {
+  databaseUrl: string;
+  grpcAddress: string;
+  transport: EventTransport;
+  logger: Logger;
+  /** admin-orgs gRPC address: organizations (entitlements), workspaces and projects. */
+  adminOrgsAddress: string;
+  /** storage gRPC address: upload sessions and archives of policy set versions. */
+  storageAddress: string;
+  migrateOnly?: boolean;
+}
+
+export const POLICY_SETS_SCHEMA = 'policy_sets';
+
+export async function startPolicySets(options: PolicySetsOptions): Promise<RunningService> {
+  const clients = createPolicySetsClients({ adminOrgs: options.adminOrgsAddress, storage: options.storageAddress });
+  const withClients = (deps: ServiceDeps): PolicySetsDeps => ({ ...deps, clients });
+  try {
+    return await startGrpcService({
+      name: 'policy-sets',
+      schema: POLICY_SETS_SCHEMA,
+      databaseUrl: options.databaseUrl,
+      migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
+      grpcAddress: options.grpcAddress,
+      transport: options.transport,
+      logger: options.logger,
+      migrateOnly: options.migrateOnly,
+      register: (server, deps) => registerPolicySets(server, withClients(deps)),
+      consumers: async (deps) => [
+        await startAdminOrgsDeletionsConsumer(withClients(deps)),
+        await startUploadCompletedConsumer(withClients(deps)),
+      ],
+      onClose: async () => clients.close(),
+    });
+  } catch (err) {
+    clients.close();
+    throw err;
+  }
+}

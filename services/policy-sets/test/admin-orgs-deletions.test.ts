@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { encodeMessage } from '@policyhub/contracts';
+import { type Topic, TOPICS } from '@policyhub/events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { managerOf, startHarness } from './support/policy-sets-harness.js';
+
+const ORG = 'acme';
+const tenancy = {
+  organizations: { acme: {} },
+  workspaces: {
+    'ws-1': { organization: ORG, projectId: 'prj-1' },
+    'ws-2': { organization: ORG, projectId: 'prj-1' },
+  },
+  projects: { 'prj-1': { organization: ORG } },
+};
+
+let h: Awaited<ReturnType<typeof startHarness>>;
+const as = { principal: managerOf(ORG) };
+
+beforeAll(async () => {
+  h = await startHarness(tenancy);
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+/** Publishes an admin-orgs event the way the relay does; resolves once the consumer applied it. */
+async function publish(topic: Topic, payload: Record<string, unknown>, eventId = randomUUID()) {
+  await h.transport.publish([
+    {
+      topic: topic.name,
+      key: 'k',
+      eventId,
+      payload: encodeMessage(topic.type, { eventId, occurredAt: new Date().toISOString(), ...payload }),
+      headers: {},
+    },
+  ]);
+  return eventId;
+}
+
+describe('admin-orgs deletions', () => {
+  it('drops a deleted workspace from attachments and exclusions; replays change nothing', async () => {
+    const set = await h.clients.policySets.CreatePolicySet(
+      {
+        organization: ORG,
+        name: 'ws-set',
+        workspaceIds: { ids: ['ws-1', 'ws-2'] },
+        workspaceExclusionIds: { ids: ['ws-1'] },
+      },
+      as,
+    );
+    const eventId = await publish(TOPICS.workspaceDeleted, { organization: ORG, workspaceId: 'ws-1' });
+    const after = await h.clients.policySets.GetPolicySet({ id: set.id }, as);
+    expect(after).toMatchObject({ workspaceIds: ['ws-2'], workspaceExclusionIds: [], workspaceCount: 1 });
+
+    // The same event again (a redelivery) is recognised; re-attaching in between is not undone.
+    await h.clients.policySets.AttachWorkspaces({ policySetId: set.id, ids: ['ws-1'] }, as);
+    await publish(TOPICS.workspaceDeleted, { organization: ORG, workspaceId: 'ws-1' }, eventId);
+    expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).workspaceIds).toEqual([
+      'ws-2',
+      'ws-1',
+    ]);
+  });
+
+  it('drops a deleted project', async () => {
+    const set = await h.clients.policySets.CreatePolicySet(
+      { organization: ORG, name: 'prj-set', projectIds: { ids: ['prj-1'] } },
+      as,
+    );
+    await publish(TOPICS.projectDeleted, { organization: ORG, projectId: 'prj-1' });
+    expect(await h.clients.policySets.GetPolicySet({ id: set.id }, as)).toMatchObject({
+      projectIds: [],
+      projectCount: 0,
+    });
+  });
+
+  it('removes every set and policy of a deleted organization, and only those', async () => {
+    const policy = await h.clients.policies.CreatePolicy({ organization: ORG, name: 'doomed-policy' }, as);
+    const set = await h.clients.policySets.CreatePolicySet(
+      { organization: ORG, name: 'doomed-set', policyIds: { ids: [policy.id] } },
+      as,
+    );
+    const { rows: before } = await h.service.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM policy_sets',
+    );
+    expect(before[0]!.n).toBeGreaterThan(0);
+    await publish(TOPICS.organizationDeleted, { organization: 'someone-else' });
+    expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).id).toBe(set.id);
+    await publish(TOPICS.organizationDeleted, { organization: ORG });
+    await expect(h.clients.policySets.GetPolicySet({ id: set.id }, as)).rejects.toMatchObject({ code: 5 });
+    await expect(h.clients.policies.GetPolicy({ id: policy.id }, as)).rejects.toMatchObject({ code: 5 });
+    const { rows: left } = await h.service.db.query<{ n: number }>(
+      `SELECT (SELECT count(*) FROM policy_sets) + (SELECT count(*) FROM policies)
+              + (SELECT count(*) FROM policy_set_policies) AS n`,
+    );
+    expect(Number(left[0]!.n)).toBe(0);
+    const { rows: dead } = await h.service.db.query('SELECT * FROM dead_letters');
+    expect(dead).toEqual([]);
+  });
+});

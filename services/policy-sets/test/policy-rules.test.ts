@@ -1,0 +1,57 @@
+import { AppError } from '@policyhub/errors';
+import { describe, expect, it } from 'vitest';
+import { resolveNewPolicy, resolvePolicyUpdate } from '../src/domain/policy-rules.js';
+
+const pointerOf = (fn: () => unknown): string | undefined => {
+  try {
+    fn();
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return err.items[0]?.pointer;
+  }
+};
+
+describe('policy rules', () => {
+  it('defaults to kind_a and soft-mandatory', () => {
+    expect(resolveNewPolicy({ name: 'p' })).toEqual({
+      name: 'p',
+      description: null,
+      kind: 'kind_a',
+      query: null,
+      enforcementLevel: 'soft-mandatory',
+      enforcePath: null,
+    });
+  });
+
+  it('takes the level from enforcement-level, else from the deprecated enforce mode', () => {
+    expect(resolveNewPolicy({ name: 'p', enforceMode: 'advisory', enforcePath: 'p.x' })).toMatchObject({
+      enforcementLevel: 'advisory',
+      enforcePath: 'p.x',
+    });
+    expect(
+      resolveNewPolicy({ name: 'p', enforcementLevel: 'hard-mandatory', enforceMode: 'advisory' })
+        .enforcementLevel,
+    ).toBe('hard-mandatory');
+  });
+
+  it.each([
+    [{ name: 'bad name' }, '/data/attributes/name'],
+    [{ name: 'p', kind: 'kind_z' }, '/data/attributes/kind'],
+    [{ name: 'p', enforcementLevel: 'mandatory' }, '/data/attributes/enforcement-level'],
+    [{ name: 'p', enforceMode: 'strict' }, '/data/attributes/enforce/0/mode'],
+    [{ name: 'p', query: 'data.x' }, '/data/attributes/query'],
+  ])('rejects %j', (input, pointer) => {
+    expect(pointerOf(() => resolveNewPolicy(input))).toBe(pointer);
+  });
+
+  it('updates only what is given and never the kind', () => {
+    const current = resolveNewPolicy({ name: 'p', kind: 'kind_b', query: 'data.q', description: 'd' });
+    expect(resolvePolicyUpdate(current, { enforcementLevel: 'advisory' })).toEqual({
+      ...current,
+      enforcementLevel: 'advisory',
+    });
+    expect(resolvePolicyUpdate(current, { description: '' }).description).toBeNull();
+    expect(pointerOf(() => resolvePolicyUpdate(current, { kind: 'kind_a' }))).toBe('/data/attributes/kind');
+  });
+});

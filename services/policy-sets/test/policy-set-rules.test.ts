@@ -1,0 +1,136 @@
+import { AppError } from '@policyhub/errors';
+import { describe, expect, it } from 'vitest';
+import {
+  type PolicySetFields,
+  resolveNewPolicySet,
+  resolvePolicySetUpdate,
+} from '../src/domain/policy-set-rules.js';
+
+const NONE = { policyCount: 0 };
+const VCS = {
+  identifier: 'acme/p',
+  branch: '',
+  oauthTokenId: 'ot-1',
+  githubAppInstallationId: '',
+  ingressSubmodules: false,
+};
+
+/** The pointers of the 422 `fn` throws (none when it succeeds). */
+function pointersOf(fn: () => unknown): string[] {
+  try {
+    fn();
+    return [];
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    expect(err.kind).toBe('invalid');
+    return err.items.map((i) => i.pointer!);
+  }
+}
+
+describe('resolveNewPolicySet', () => {
+  it('fills in the spec defaults', () => {
+    expect(resolveNewPolicySet({ name: 'guard' }, NONE)).toEqual({
+      name: 'guard',
+      description: null,
+      global: false,
+      kind: 'kind_a',
+      overridable: false,
+      agentEnabled: false,
+      policyToolVersion: 'latest',
+      policiesPath: null,
+      vcsRepo: null,
+    });
+  });
+
+  it.each([
+    [{ name: 'bad name' }, NONE, '/data/attributes/name'],
+    [{ name: '' }, NONE, '/data/attributes/name'],
+    [{ name: 'x'.repeat(129) }, NONE, '/data/attributes/name'],
+    [{ name: 'g', kind: 'kind_c' }, NONE, '/data/attributes/kind'],
+    [{ name: 'g', overridable: true }, NONE, '/data/attributes/overridable'],
+    [{ name: 'g', kind: 'kind_b', agentEnabled: true }, NONE, '/data/attributes/agent-enabled'],
+    [{ name: 'g', policyToolVersion: '0.1.0' }, NONE, '/data/attributes/policy-tool-version'],
+    [{ name: 'g', vcsRepo: { ...VCS, identifier: 'nope' } }, NONE, '/data/attributes/vcs-repo/identifier'],
+    [
+      { name: 'g', vcsRepo: { ...VCS, githubAppInstallationId: 'gh' } },
+      NONE,
+      '/data/attributes/vcs-repo/github-app-installation-id',
+    ],
+    [{ name: 'g', vcsRepo: { ...VCS, oauthTokenId: '' } }, NONE, '/data/attributes/vcs-repo/oauth-token-id'],
+    [{ name: 'g', vcsRepo: VCS }, { policyCount: 1 }, '/data/attributes/vcs-repo'],
+    [{ name: 'g', policiesPath: 'x' }, NONE, '/data/attributes/policies-path'],
+    [{ name: 'g', global: true }, { policyCount: 0, workspaces: ['ws-1'] }, '/data/relationships/workspaces'],
+    [{ name: 'g', global: true }, { policyCount: 0, projects: ['prj-1'] }, '/data/relationships/projects'],
+  ])('rejects %j (%j) at one pointer', (input, facts, pointer) => {
+    expect(pointersOf(() => resolveNewPolicySet(input, facts))).toEqual([pointer]);
+  });
+
+  it('accepts the allowed combinations', () => {
+    for (const input of [
+      { name: 'a', agentEnabled: true, overridable: true, policyToolVersion: '0.30.0' },
+      { name: 'b', kind: 'kind_b', overridable: true, policyToolVersion: 'v1' },
+      { name: 'c', vcsRepo: VCS, policiesPath: 'sets/prod' },
+      { name: 'd', vcsRepo: { ...VCS, identifier: 'org/project/_git/repo' } },
+      { name: 'e', global: true },
+      { name: 'f', policyToolVersion: '' },
+    ]) {
+      expect(
+        pointersOf(() => resolveNewPolicySet(input, { policyCount: 0, workspaces: [] })),
+        input.name,
+      ).toEqual([]);
+    }
+  });
+});
+
+describe('resolvePolicySetUpdate', () => {
+  const agentSet: PolicySetFields = {
+    ...resolveNewPolicySet({ name: 'agent' }, NONE),
+    agentEnabled: true,
+    overridable: true,
+    policyToolVersion: '0.30.0',
+  };
+
+  it('keeps omitted attributes', () => {
+    expect(resolvePolicySetUpdate(agentSet, {}, NONE)).toEqual(agentSet);
+    expect(resolvePolicySetUpdate(agentSet, { description: 'x' }, NONE)).toEqual({
+      ...agentSet,
+      description: 'x',
+    });
+  });
+
+  it('resets overridable and the tool version when the agent is turned off', () => {
+    expect(resolvePolicySetUpdate(agentSet, { agentEnabled: false }, NONE)).toMatchObject({
+      agentEnabled: false,
+      overridable: false,
+      policyToolVersion: 'latest',
+    });
+    expect(
+      pointersOf(() => resolvePolicySetUpdate(agentSet, { agentEnabled: false, overridable: true }, NONE)),
+    ).toEqual(['/data/attributes/overridable']);
+  });
+
+  it('treats an empty tool version as not given', () => {
+    expect(resolvePolicySetUpdate(agentSet, { policyToolVersion: '' }, NONE).policyToolVersion).toBe(
+      '0.30.0',
+    );
+  });
+
+  it('drops policies-path with the repository', () => {
+    const vcsSet = resolveNewPolicySet({ name: 'v', vcsRepo: VCS, policiesPath: 'p' }, NONE);
+    expect(resolvePolicySetUpdate(vcsSet, { vcsRepo: null }, NONE)).toMatchObject({
+      vcsRepo: null,
+      policiesPath: null,
+    });
+  });
+
+  it('refuses a kind change and checks the resulting state', () => {
+    expect(pointersOf(() => resolvePolicySetUpdate(agentSet, { kind: 'kind_b' }, NONE))).toEqual([
+      '/data/attributes/kind',
+    ]);
+    expect(pointersOf(() => resolvePolicySetUpdate(agentSet, { kind: 'kind_a' }, NONE))).toEqual([]);
+    const plain = resolveNewPolicySet({ name: 'p' }, NONE);
+    expect(pointersOf(() => resolvePolicySetUpdate(plain, { vcsRepo: VCS }, { policyCount: 2 }))).toEqual([
+      '/data/attributes/vcs-repo',
+    ]);
+  });
+});

@@ -1,0 +1,307 @@
+import { randomUUID } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { contracts, encodeMessage } from '@policyhub/contracts';
+import { InProcessTransport, TOPICS } from '@policyhub/events';
+import { createClient, readServiceError } from '@policyhub/grpc-runtime';
+import type { RunningService } from '@policyhub/service-kit';
+import { createLogger } from '@policyhub/telemetry';
+import { createTestDatabase, type TestDatabase } from '@policyhub/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPolicySets } from '../src/index.js';
+import { UPLOAD_COMPLETED_CONSUMER } from '../src/consumers/upload-completed.js';
+import { startFakeAdminOrgs } from './support/fake-admin-orgs.js';
+import { startFakeStorage } from './support/fake-storage.js';
+import { managerOf } from './support/policy-sets-harness.js';
+
+const ORG = 'acme';
+const FREE = 'free-org';
+const as = { principal: managerOf(ORG) };
+
+let db: TestDatabase;
+let service: RunningService;
+let transport: InProcessTransport;
+let adminOrgs: Awaited<ReturnType<typeof startFakeAdminOrgs>>;
+let storage: Awaited<ReturnType<typeof startFakeStorage>>;
+const v1 = contracts().policyhub.policysets.v1;
+let versions: ReturnType<typeof createClient<InstanceType<typeof v1.PolicySetVersions>>>;
+let sets: ReturnType<typeof createClient<InstanceType<typeof v1.PolicySets>>>;
+let policies: ReturnType<typeof createClient<InstanceType<typeof v1.Policies>>>;
+
+beforeAll(async () => {
+  db = await createTestDatabase('ph_policy_set_versions');
+  adminOrgs = await startFakeAdminOrgs({
+    organizations: { [ORG]: {}, [FREE]: { isFreeTier: true } },
+    workspaces: {},
+    projects: {},
+  });
+  storage = await startFakeStorage();
+  transport = new InProcessTransport();
+  service = await startPolicySets({
+    databaseUrl: db.url,
+    grpcAddress: '127.0.0.1:0',
+    transport,
+    logger: createLogger('policy-sets', 'silent'),
+    adminOrgsAddress: adminOrgs.address,
+    storageAddress: storage.address,
+  });
+  versions = createClient(v1.PolicySetVersions, service.address);
+  sets = createClient(v1.PolicySets, service.address);
+  policies = createClient(v1.Policies, service.address);
+});
+
+afterAll(async () => {
+  for (const c of [versions, sets, policies]) c?.close();
+  await service?.close();
+  await storage?.close();
+  await adminOrgs?.close();
+  await db?.drop();
+});
+
+const remote = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (err) {
+    return readServiceError(err);
+  }
+  throw new Error('expected the call to fail');
+};
+
+let counter = 0;
+const newSet = (extra: Record<string, unknown> = {}, organization = ORG) =>
+  sets.CreatePolicySet(
+    { organization, name: `set-${++counter}`, ...extra },
+    { principal: managerOf(organization) },
+  );
+
+/** Publishes storage.upload-completed as storage's relay would; resolves once it was applied. */
+async function uploadCompleted(payload: Record<string, unknown>, eventId = randomUUID()) {
+  await transport.publish([
+    {
+      topic: TOPICS.uploadCompleted.name,
+      key: String(payload.ownerId ?? 'k'),
+      eventId,
+      payload: encodeMessage(TOPICS.uploadCompleted.type, {
+        eventId,
+        occurredAt: new Date().toISOString(),
+        ...payload,
+      }),
+      headers: {},
+    },
+  ]);
+  return eventId;
+}
+
+const succeeded = (v: { id: string; policySetId: string }) => ({
+  organization: ORG,
+  ownerKind: 'policy-set-version',
+  ownerId: v.id,
+  ownerParentId: v.policySetId,
+  ok: true,
+  objectKey: `${ORG}/policy-sets/${v.policySetId}/versions/${v.id}.tar.gz`,
+  sizeBytes: 123,
+  sha256: 'ab'.repeat(32),
+});
+
+describe('creating versions', () => {
+  it('creates a pending version whose upload session expires one hour after created-at', async () => {
+    const set = await newSet();
+    const v = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    expect(v).toMatchObject({
+      id: expect.stringMatching(/^polsetver-/),
+      policySetId: set.id,
+      organization: ORG,
+      source: 'tfe-api',
+      status: 'pending',
+      statusTimestamps: { 'pending-at': v.createdAt },
+      error: '',
+      uploadToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
+    const session = storage.state.sessions.at(-1)!;
+    expect(session).toMatchObject({
+      organization: ORG,
+      ownerKind: 'policy-set-version',
+      ownerId: v.id,
+      ownerParentId: set.id,
+    });
+    expect(Date.parse(session.expiresAt) - Date.parse(v.createdAt)).toBe(3600_000);
+    expect(session.token).toBe(v.uploadToken);
+
+    const after = await sets.GetPolicySet({ id: set.id }, as);
+    expect(after).toMatchObject({ versioned: true, newestVersionId: v.id, currentVersionId: '' });
+  });
+
+  it('refuses sets with a VCS repository or individual policies, with the upstream message', async () => {
+    const policy = await policies.CreatePolicy({ organization: ORG, name: `pol-${++counter}` }, as);
+    const withPolicies = await newSet({ policyIds: { ids: [policy.id] } });
+    const vcs = await newSet({ vcsRepo: { identifier: 'acme/policies', oauthTokenId: 'ot-1' } });
+    for (const set of [withPolicies, vcs]) {
+      const err = await remote(versions.CreatePolicySetVersion({ policySetId: set.id }, as));
+      expect(err).toMatchObject({
+        status: grpc.status.INVALID_ARGUMENT,
+        code: 'POLICY_SETS_VERSIONS_NOT_SUPPORTED',
+      });
+      expect(err.items[0]?.detail).toBe('The policy set does not support uploading versions');
+    }
+  });
+
+  it('refuses API versions in a free-tier organization', async () => {
+    const set = await newSet({}, FREE);
+    const err = await remote(
+      versions.CreatePolicySetVersion({ policySetId: set.id }, { principal: managerOf(FREE) }),
+    );
+    expect(err).toMatchObject({ status: grpc.status.INVALID_ARGUMENT, code: 'POLICY_SETS_FREE_TIER_LIMIT' });
+  });
+
+  it('hides sets and versions from callers without manage-policies', async () => {
+    const set = await newSet();
+    const v = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    const stranger = { principal: managerOf('elsewhere') };
+    expect((await remote(versions.CreatePolicySetVersion({ policySetId: set.id }, stranger))).status).toBe(
+      grpc.status.NOT_FOUND,
+    );
+    expect((await remote(versions.GetPolicySetVersion({ id: v.id }, stranger))).status).toBe(
+      grpc.status.NOT_FOUND,
+    );
+    expect((await remote(versions.ListPolicySetVersions({ policySetId: set.id }, stranger))).status).toBe(
+      grpc.status.NOT_FOUND,
+    );
+    expect((await versions.BatchGetPolicySetVersions({ ids: [v.id] }, stranger)).versions).toEqual([]);
+    expect(
+      (await versions.BatchGetPolicySetVersions({ ids: [v.id, 'polsetver-missing'] }, as)).versions.map(
+        (x) => x.id,
+      ),
+    ).toEqual([v.id]);
+  });
+
+  it('answers UNAVAILABLE when storage is down, and creates nothing', async () => {
+    const set = await newSet();
+    storage.state.down = true;
+    try {
+      expect((await remote(versions.CreatePolicySetVersion({ policySetId: set.id }, as))).code).toBe(
+        'POLICY_SETS_STORAGE_UNAVAILABLE',
+      );
+    } finally {
+      storage.state.down = false;
+    }
+    expect((await versions.ListPolicySetVersions({ policySetId: set.id }, as)).page?.totalCount).toBe(0);
+    expect((await sets.GetPolicySet({ id: set.id }, as)).versioned).toBe(false);
+  });
+
+  it('keeps newest-version on the latest created version when creates race', async () => {
+    const set = await newSet();
+    const created = await Promise.all(
+      Array.from({ length: 6 }, () => versions.CreatePolicySetVersion({ policySetId: set.id }, as)),
+    );
+    const latest = [...created]
+      .sort((a, b) =>
+        a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
+      )
+      .at(-1)!;
+    expect((await sets.GetPolicySet({ id: set.id }, as)).newestVersionId).toBe(latest.id);
+    const listed = await versions.ListPolicySetVersions(
+      { policySetId: set.id, page: { number: 1, size: 100 } },
+      as,
+    );
+    expect(listed.versions[0]?.id).toBe(latest.id);
+    expect(listed.page).toMatchObject({ totalCount: 6, totalPages: 1 });
+  });
+
+  it('stops handing out the upload token once it has expired', async () => {
+    const set = await newSet();
+    const v = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    await service.db.query(
+      "UPDATE policy_set_versions SET upload_expires_at = now() - interval '1 second' WHERE id = $1",
+      [v.id],
+    );
+    expect(await versions.GetPolicySetVersion({ id: v.id }, as)).toMatchObject({
+      status: 'pending',
+      uploadToken: '',
+    });
+  });
+});
+
+describe('applying upload outcomes (storage.upload-completed)', () => {
+  it('makes the version ready and current, exactly once per event', async () => {
+    const set = await newSet();
+    const v = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    const eventId = await uploadCompleted(succeeded(v));
+    const ready = await versions.GetPolicySetVersion({ id: v.id }, as);
+    expect(ready).toMatchObject({
+      status: 'ready',
+      uploadToken: '',
+      statusTimestamps: { 'ready-at': expect.any(String) },
+    });
+    expect((await sets.GetPolicySet({ id: set.id }, as)).currentVersionId).toBe(v.id);
+    const { rows } = await service.db.query(
+      'SELECT object_key, size_bytes, sha256 FROM policy_set_versions WHERE id = $1',
+      [v.id],
+    );
+    expect(rows[0]).toEqual({ object_key: succeeded(v).objectKey, size_bytes: 123, sha256: 'ab'.repeat(32) });
+
+    await uploadCompleted(succeeded(v), eventId);
+    expect(await versions.GetPolicySetVersion({ id: v.id }, as)).toEqual(ready);
+    const processed = await service.db.query(
+      'SELECT count(*)::int AS n FROM processed_events WHERE consumer = $1 AND event_id = $2',
+      [UPLOAD_COMPLETED_CONSUMER, eventId],
+    );
+    expect(processed.rows[0]?.n).toBe(1);
+  });
+
+  it('marks the version errored with the reason and leaves the current version alone', async () => {
+    const set = await newSet();
+    const good = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    await uploadCompleted(succeeded(good));
+    const bad = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    await uploadCompleted({
+      ...succeeded(bad),
+      ok: false,
+      objectKey: '',
+      errorCode: 'STORAGE_ARCHIVE_PATH_TRAVERSAL',
+      errorMessage: 'the archive contains a path with "..": "../x"',
+    });
+    expect(await versions.GetPolicySetVersion({ id: bad.id }, as)).toMatchObject({
+      status: 'errored',
+      error: 'STORAGE_ARCHIVE_PATH_TRAVERSAL',
+      errorMessage: 'the archive contains a path with "..": "../x"',
+      statusTimestamps: { 'errored-at': expect.any(String) },
+      uploadToken: '',
+    });
+    expect(await sets.GetPolicySet({ id: set.id }, as)).toMatchObject({
+      currentVersionId: good.id,
+      newestVersionId: bad.id,
+    });
+  });
+
+  it('ignores outcomes for other owners, deleted versions, and versions already settled', async () => {
+    const set = await newSet();
+    const v = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    await uploadCompleted({ ...succeeded(v), ownerKind: 'something-else' });
+    await uploadCompleted({ ...succeeded(v), ownerId: 'polsetver-gone' });
+    expect((await versions.GetPolicySetVersion({ id: v.id }, as)).status).toBe('pending');
+
+    await uploadCompleted({ ...succeeded(v), ok: false, errorCode: 'E', errorMessage: 'failed' });
+    await uploadCompleted(succeeded(v));
+    expect((await versions.GetPolicySetVersion({ id: v.id }, as)).status).toBe('errored');
+    expect((await sets.GetPolicySet({ id: set.id }, as)).currentVersionId).toBe('');
+  });
+
+  it('dead-letters an event it cannot decode, with the error, for operators', async () => {
+    const eventId = randomUUID();
+    await transport.publish([
+      {
+        topic: TOPICS.uploadCompleted.name,
+        key: 'k',
+        eventId,
+        payload: Buffer.from([0xff, 0x01]),
+        headers: {},
+      },
+    ]);
+    const { rows } = await service.db.query(
+      'SELECT consumer, error, attempts FROM dead_letters WHERE event_id = $1',
+      [eventId],
+    );
+    expect(rows).toEqual([
+      { consumer: UPLOAD_COMPLETED_CONSUMER, error: expect.stringMatching(/\S/), attempts: 5 },
+    ]);
+  });
+});

@@ -1,0 +1,65 @@
+import type * as grpc from '@grpc/grpc-js';
+import { contracts } from '@policyhub/contracts';
+import { notFound } from '@policyhub/errors';
+import { bindServer, createGrpcServer, implement, shutdownServer } from '@policyhub/grpc-runtime';
+
+export interface FakeTenancy {
+  organizations: Record<string, { isFreeTier?: boolean }>;
+  workspaces: Record<string, { organization: string; projectId: string }>;
+  projects: Record<string, { organization: string }>;
+}
+
+/**
+ * Stands in for admin-orgs in component tests of policy-sets (a service never imports another
+ * service's code): organizations with their entitlement, and batch lookups of workspaces and
+ * projects, served from `tenancy` as it is at call time.
+ */
+export async function startFakeAdminOrgs(
+  tenancy: FakeTenancy,
+): Promise<{ address: string; close(): Promise<void> }> {
+  const v1 = contracts().policyhub.adminorgs.v1;
+  const server: grpc.Server = createGrpcServer();
+  const logger = { error: () => {} };
+  const organization = (name: string) => {
+    const org = tenancy.organizations[name];
+    if (!org) throw notFound();
+    return { name, isFreeTier: org.isFreeTier ?? false };
+  };
+  server.addService(
+    v1.Organizations.service,
+    implement(
+      {
+        GetOrganization: async (req: { name: string }) => organization(req.name),
+      } as never,
+      { logger },
+    ),
+  );
+  server.addService(
+    v1.Workspaces.service,
+    implement(
+      {
+        BatchGetWorkspaces: async (req: { ids: string[] }) => ({
+          workspaces: req.ids
+            .filter((id) => tenancy.workspaces[id])
+            .map((id) => ({ id, ...tenancy.workspaces[id]! })),
+        }),
+      } as never,
+      { logger },
+    ),
+  );
+  server.addService(
+    v1.Projects.service,
+    implement(
+      {
+        BatchGetProjects: async (req: { ids: string[] }) => ({
+          projects: req.ids
+            .filter((id) => tenancy.projects[id])
+            .map((id) => ({ id, ...tenancy.projects[id]! })),
+        }),
+      } as never,
+      { logger },
+    ),
+  );
+  const address = await bindServer(server, '127.0.0.1:0');
+  return { address, close: () => shutdownServer(server) };
+}

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import type * as grpc from '@grpc/grpc-js';
+import { contracts, type storageV1 } from '@policyhub/contracts';
+import { unavailable } from '@policyhub/errors';
+import { bindServer, createGrpcServer, implement, shutdownServer } from '@policyhub/grpc-runtime';
+
+/**
+ * Stands in for storage in component tests of policy-sets: hands out upload sessions and records
+ * the requests; `down` makes it answer UNAVAILABLE.
+ */
+export async function startFakeStorage() {
+  const v1 = contracts().policyhub.storage.v1;
+  const server: grpc.Server = createGrpcServer();
+  const state = {
+    down: false,
+    sessions: [] as Array<storageV1.CreateUploadSessionRequest__Output & { token: string }>,
+  };
+  server.addService(
+    v1.Storage.service,
+    implement(
+      {
+        CreateUploadSession: async (req: storageV1.CreateUploadSessionRequest__Output) => {
+          if (state.down) throw unavailable('STORAGE_DOWN', 'storage is down');
+          const token = randomBytes(32).toString('base64url');
+          state.sessions.push({ ...req, token });
+          return {
+            token,
+            expiresAt: req.expiresAt,
+            objectKey: `${req.organization}/policy-sets/${req.ownerParentId}/versions/${req.ownerId}.tar.gz`,
+          };
+        },
+      } as never,
+      { logger: { error: () => {} } },
+    ),
+  );
+  const address = await bindServer(server, '127.0.0.1:0');
+  return { address, state, close: () => shutdownServer(server) };
+}

@@ -1,0 +1,49 @@
+import { contracts } from '@policyhub/contracts';
+import { InProcessTransport } from '@policyhub/events';
+import { createClient, type Principal } from '@policyhub/grpc-runtime';
+import type { RunningService } from '@policyhub/service-kit';
+import { createLogger } from '@policyhub/telemetry';
+import { createTestDatabase, type TestDatabase } from '@policyhub/testing';
+import { startPolicySets } from '../../src/index.js';
+import { type FakeTenancy, startFakeAdminOrgs } from './fake-admin-orgs.js';
+
+/** A caller holding manage-policies in `organization`. */
+export const managerOf = (organization: string): Principal => ({
+  userId: 'user-test',
+  username: 'tester',
+  isSiteAdmin: false,
+  memberships: { [organization]: ['manage-policies'] },
+});
+
+/** policy-sets on a fresh database, with a fake admin-orgs and an in-process bus, plus clients. */
+export async function startHarness(tenancy: FakeTenancy) {
+  const db: TestDatabase = await createTestDatabase('ph_policy_sets');
+  const adminOrgs = await startFakeAdminOrgs(tenancy);
+  const transport = new InProcessTransport();
+  const service: RunningService = await startPolicySets({
+    databaseUrl: db.url,
+    grpcAddress: '127.0.0.1:0',
+    transport,
+    logger: createLogger('policy-sets', 'silent'),
+    adminOrgsAddress: adminOrgs.address,
+    storageAddress: adminOrgs.address,
+  });
+  const v1 = contracts().policyhub.policysets.v1;
+  const clients = {
+    policies: createClient(v1.Policies, service.address),
+    policySets: createClient(v1.PolicySets, service.address),
+    applicable: createClient(v1.ApplicablePolicySets, service.address),
+  };
+  return {
+    service,
+    transport,
+    clients,
+    async stop() {
+      for (const c of Object.values(clients)) c.close();
+      await service.close();
+      await adminOrgs.close();
+      await transport.close();
+      await db.drop();
+    },
+  };
+}
