@@ -26,12 +26,18 @@ const section = (title: string, body: string) => {
   out.push(`## ${title}`, '', body, '');
   console.log(`\n## ${title}\n\n${body}\n`);
 };
-const kv = (o: Record<string, unknown>) => ['| metric | value |', '|---|---:|', ...Object.entries(o).map(([k, v]) => `| ${k} | ${v ?? 'n/a'} |`)].join('\n');
+const kv = (o: Record<string, unknown>) =>
+  ['| metric | value |', '|---|---:|', ...Object.entries(o).map(([k, v]) => `| ${k} | ${v ?? 'n/a'} |`)].join(
+    '\n',
+  );
 
 const b = await startBenchSystem();
 try {
   const points = await pointReadsScenario(b, seconds);
-  section('Point reads through the gateway vs bare fastify + pg', `${table(points.rows)}\n\n${kv(points.ratios)}`);
+  section(
+    'Point reads through the gateway vs bare fastify + pg',
+    `${table(points.rows)}\n\n${kv(points.ratios)}`,
+  );
   const list = await largeListScenario(b, 200);
   section('Large organization listing with includes', `${table(list.rows)}\n\n${kv(list.ratios)}`);
   const search = await orgSearchScenario(b, 300);
@@ -53,7 +59,10 @@ try {
 }
 
 const startup = await startupScenario();
-section('npm start: start-to-ready', kv({ 'cold start (fresh DATA_DIR) ms': startup.coldMs, 'warm start ms': startup.warmMs }));
+section(
+  'npm start: start-to-ready',
+  kv({ 'cold start (fresh DATA_DIR) ms': startup.coldMs, 'warm start ms': startup.warmMs }),
+);
 
 mkdirSync(new URL('../results', import.meta.url), { recursive: true });
 writeFileSync(new URL('../results/latest.md', import.meta.url), out.join('\n'));

@@ -45,7 +45,12 @@ export async function measure(name: string, options: LoadOptions): Promise<LoadR
 }
 
 /** Latency percentiles of sequential requests (one connection), for "p50 under N ms" goals. */
-export async function sample(name: string, url: string, headers: Record<string, string>, count: number): Promise<LoadResult> {
+export async function sample(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  count: number,
+): Promise<LoadResult> {
   const times: number[] = [];
   let non2xx = 0;
   const started = performance.now();
@@ -58,16 +63,30 @@ export async function sample(name: string, url: string, headers: Record<string, 
   }
   const total = (performance.now() - started) / 1000;
   times.sort((a, b) => a - b);
-  const pct = (p: number) => round(times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? 0);
-  return { name, requests: count, rps: round(count / total), p50: pct(50), p95: pct(95), p99: pct(99), errors: 0, non2xx };
+  const pct = (p: number) =>
+    round(times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? 0);
+  return {
+    name,
+    requests: count,
+    rps: round(count / total),
+    p50: pct(50),
+    p95: pct(95),
+    p99: pct(99),
+    errors: 0,
+    non2xx,
+  };
 }
 
 export const round = (n: number) => Math.round(n * 100) / 100;
 
 export function table(rows: LoadResult[]): string {
-  const head = '| scenario | requests | req/s | p50 ms | p95 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|';
+  const head =
+    '| scenario | requests | req/s | p50 ms | p95 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|';
   return [
     head,
-    ...rows.map((r) => `| ${r.name} | ${r.requests} | ${round(r.rps)} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.non2xx} | ${r.errors} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.requests} | ${round(r.rps)} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.non2xx} | ${r.errors} |`,
+    ),
   ].join('\n');
 }

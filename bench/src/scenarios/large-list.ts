@@ -9,11 +9,14 @@ import type { BenchSystem } from '../system.js';
  */
 export async function largeListScenario(b: BenchSystem, requests: number) {
   const org = `biglist-${Date.now()}`;
-  await b.api('POST', '/organizations', { data: { type: 'organizations', attributes: { name: org, email: 'b@example.com' } } });
+  await b.api('POST', '/organizations', {
+    data: { type: 'organizations', attributes: { name: org, email: 'b@example.com' } },
+  });
   const client = new pg.Client({ connectionString: b.system.databaseUrl });
   await client.connect();
   try {
-    const project = (await client.query('SELECT id FROM admin_orgs.projects WHERE organization = $1', [org])).rows[0].id;
+    const project = (await client.query('SELECT id FROM admin_orgs.projects WHERE organization = $1', [org]))
+      .rows[0].id;
     await client.query(
       `INSERT INTO admin_orgs.workspaces (id, organization, project_id, name)
        SELECT 'ws-bench' || lpad(g::text, 11, '0'), $1, $2, 'ws-' || g FROM generate_series(1, 50000) g`,
@@ -57,7 +60,15 @@ export async function largeListScenario(b: BenchSystem, requests: number) {
   // Warm up both paths once.
   await fetch(url(1), { headers: b.auth }).then((r) => r.arrayBuffer());
   await fetch(url(400), { headers: b.auth }).then((r) => r.arrayBuffer());
-  const page1 = await sample('list 20 sets + includes, page 1 (10k sets, 50k workspaces)', url(1), b.auth, requests);
+  const page1 = await sample(
+    'list 20 sets + includes, page 1 (10k sets, 50k workspaces)',
+    url(1),
+    b.auth,
+    requests,
+  );
   const page400 = await sample('list 20 sets + includes, page 400', url(400), b.auth, requests);
-  return { rows: [page1, page400], ratios: { 'page 400 p50 / page 1 p50': Math.round((page400.p50 / page1.p50) * 100) / 100 } };
+  return {
+    rows: [page1, page400],
+    ratios: { 'page 400 p50 / page 1 p50': Math.round((page400.p50 / page1.p50) * 100) / 100 },
+  };
 }

@@ -26,7 +26,12 @@ export async function orgSearchScenario(b: BenchSystem, requests: number) {
   const others = [];
   for (const term of terms.slice(1)) {
     others.push(
-      await sample(`admin q= search (q=${term})`, `${b.system.baseUrl}/api/v2/admin/organizations?q=${term}`, b.auth, Math.floor(requests / terms.length)),
+      await sample(
+        `admin q= search (q=${term})`,
+        `${b.system.baseUrl}/api/v2/admin/organizations?q=${term}`,
+        b.auth,
+        Math.floor(requests / terms.length),
+      ),
     );
   }
   return { rows: [first, ...others] };

@@ -8,23 +8,42 @@ import type { BenchSystem } from '../system.js';
  */
 export async function pointReadsScenario(b: BenchSystem, seconds: number) {
   const org = `bench-${Date.now()}`;
-  await b.api('POST', '/organizations', { data: { type: 'organizations', attributes: { name: org, email: 'b@example.com' } } });
+  await b.api('POST', '/organizations', {
+    data: { type: 'organizations', attributes: { name: org, email: 'b@example.com' } },
+  });
   const set = await b.api('POST', `/organizations/${org}/policy-sets`, {
     data: { type: 'policy-sets', attributes: { name: 'guardrails' } },
   });
-  const ws = await b.api('POST', `/organizations/${org}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'prod' } } });
+  const ws = await b.api('POST', `/organizations/${org}/workspaces`, {
+    data: { type: 'workspaces', attributes: { name: 'prod' } },
+  });
   const run = await b.api('POST', '/runs', {
-    data: { type: 'runs', attributes: { message: 'bench' }, relationships: { workspace: { data: { type: 'workspaces', id: ws.data.id } } } },
+    data: {
+      type: 'runs',
+      attributes: { message: 'bench' },
+      relationships: { workspace: { data: { type: 'workspaces', id: ws.data.id } } },
+    },
   });
   const comment = await b.api('POST', `/runs/${run.data.id}/comments`, {
     data: { type: 'comments', attributes: { body: 'looks good' } },
   });
 
   const rows: LoadResult[] = [];
-  const setBaseline = await startBaseline(b.system.databaseUrl, 'SELECT * FROM policy_sets.policy_sets WHERE id = $1');
-  const commentBaseline = await startBaseline(b.system.databaseUrl, 'SELECT * FROM runs.comments WHERE id = $1');
+  const setBaseline = await startBaseline(
+    b.system.databaseUrl,
+    'SELECT * FROM policy_sets.policy_sets WHERE id = $1',
+  );
+  const commentBaseline = await startBaseline(
+    b.system.databaseUrl,
+    'SELECT * FROM runs.comments WHERE id = $1',
+  );
   try {
-    rows.push(await measure('baseline: fastify + pg, policy set row', { url: setBaseline.url(set.data.id), duration: seconds }));
+    rows.push(
+      await measure('baseline: fastify + pg, policy set row', {
+        url: setBaseline.url(set.data.id),
+        duration: seconds,
+      }),
+    );
     rows.push(
       await measure('gateway: GET /policy-sets/:id', {
         url: `${b.system.baseUrl}/api/v2/policy-sets/${set.data.id}`,
@@ -32,7 +51,12 @@ export async function pointReadsScenario(b: BenchSystem, seconds: number) {
         duration: seconds,
       }),
     );
-    rows.push(await measure('baseline: fastify + pg, comment row', { url: commentBaseline.url(comment.data.id), duration: seconds }));
+    rows.push(
+      await measure('baseline: fastify + pg, comment row', {
+        url: commentBaseline.url(comment.data.id),
+        duration: seconds,
+      }),
+    );
     rows.push(
       await measure('gateway: GET /runs/:id/comments', {
         url: `${b.system.baseUrl}/api/v2/runs/${run.data.id}/comments`,

@@ -11,11 +11,15 @@ const repoRoot = new URL('../../../', import.meta.url).pathname;
 async function timeStart(dataDir: string): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, ['--conditions=@policyhub/source', '--import', 'tsx', 'embedded/src/main.ts'], {
-    cwd: repoRoot,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '' },
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@policyhub/source', '--import', 'tsx', 'embedded/src/main.ts'],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '' },
+      stdio: 'ignore',
+    },
+  );
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error('npm start exited');

@@ -17,7 +17,9 @@ async function writeArchive(path: string, bytes: number): Promise<void> {
   pack.entry({ name: 'sentinel.hcl' }, 'policy "forbid" { enforcement_level = "advisory" }\n');
   for (let i = 0; i * chunk < bytes; i++) {
     await new Promise<void>((resolve, reject) =>
-      pack.entry({ name: `data/blob-${i}.bin`, size: chunk }, randomBytes(chunk), (err) => (err ? reject(err) : resolve())),
+      pack.entry({ name: `data/blob-${i}.bin`, size: chunk }, randomBytes(chunk), (err) =>
+        err ? reject(err) : resolve(),
+      ),
     );
   }
   pack.finalize();
@@ -50,8 +52,12 @@ export async function uploadScenario(b: BenchSystem, samples: number, label: str
   const dir = mkdtempSync(join(tmpdir(), 'policyhub-bench-upload-'));
   try {
     const org = `upload-${Date.now()}`;
-    await b.api('POST', '/organizations', { data: { type: 'organizations', attributes: { name: org, email: 'b@example.com' } } });
-    const set = await b.api('POST', `/organizations/${org}/policy-sets`, { data: { type: 'policy-sets', attributes: { name: 'uploads' } } });
+    await b.api('POST', '/organizations', {
+      data: { type: 'organizations', attributes: { name: org, email: 'b@example.com' } },
+    });
+    const set = await b.api('POST', `/organizations/${org}/policy-sets`, {
+      data: { type: 'policy-sets', attributes: { name: 'uploads' } },
+    });
     const big = join(dir, 'big.tar.gz');
     await writeArchive(big, 20 * 1024 * 1024);
     const small = join(dir, 'small.tar.gz');
