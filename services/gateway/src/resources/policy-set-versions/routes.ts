@@ -1,0 +1,74 @@
+import type { policysetsV1 } from '@policyhub/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Included } from '../../jsonapi/document.js';
+import { parseInclude } from '../../jsonapi/include.js';
+import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import { serializePolicySet } from '../policy-sets/serializer.js';
+import { serializePolicySetVersion } from './serializer.js';
+
+/** `include` values of version show and list. */
+const VERSION_INCLUDES = ['policy_set'] as const;
+
+/**
+ * Policy set versions (DESIGN §7.1). Create takes no body (clients send a body-less POST with the
+ * JSON:API content type); the upload itself goes to the capability URL (resources/uploads).
+ */
+export function registerPolicySetVersionRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { clients } = ctx;
+
+  /** The owning set as a full object, when asked for: one call, since all versions share it. */
+  const includedSet = async (
+    request: FastifyRequest,
+    versions: policysetsV1.PolicySetVersion__Output[],
+    include: ReadonlySet<string>,
+  ): Promise<Included | undefined> => {
+    if (!include.has('policy_set')) return undefined;
+    const included = new Included();
+    const setId = versions[0]?.policySetId;
+    if (setId)
+      included.add([serializePolicySet(await clients.policySets.GetPolicySet({ id: setId }, as(request)))]);
+    return included;
+  };
+
+  app.post('/policy-sets/:id/versions', async (request, reply) => {
+    const version = await clients.policySetVersions.CreatePolicySetVersion(
+      { policySetId: paramsOf<'id'>(request).id },
+      as(request),
+    );
+    return sendDocument(reply, 201, { data: serializePolicySetVersion(version, ctx.baseUrl(request)) });
+  });
+
+  app.get('/policy-set-versions/:id', async (request, reply) => {
+    const include = parseInclude(queryOf(request).include, VERSION_INCLUDES);
+    const version = await clients.policySetVersions.GetPolicySetVersion(
+      { id: paramsOf<'id'>(request).id },
+      as(request),
+    );
+    const included = await includedSet(request, [version], include);
+    return sendDocument(reply, 200, {
+      data: serializePolicySetVersion(version, ctx.baseUrl(request)),
+      ...(included ? { included: included.toArray() } : {}),
+    });
+  });
+
+  app.get('/policy-sets/:id/versions', async (request, reply) => {
+    const query = queryOf(request);
+    const page = parsePage(query);
+    const include = parseInclude(query.include, VERSION_INCLUDES);
+    const { id } = paramsOf<'id'>(request);
+    const res = await clients.policySetVersions.ListPolicySetVersions({ policySetId: id, page }, as(request));
+    const baseUrl = ctx.baseUrl(request);
+    const included = await includedSet(request, res.versions, include);
+    return sendDocument(reply, 200, {
+      data: res.versions.map((v) => serializePolicySetVersion(v, baseUrl)),
+      ...(included ? { included: included.toArray() } : {}),
+      ...paginationDocument(
+        res.page!,
+        baseUrl,
+        `/api/v2/policy-sets/${encodeURIComponent(id)}/versions`,
+        query,
+      ),
+    });
+  });
+}

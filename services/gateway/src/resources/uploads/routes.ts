@@ -1,0 +1,54 @@
+import type { Readable } from 'node:stream';
+import { tooLarge, unprocessable } from '@policyhub/errors';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { type RouteContext, paramsOf } from '../../route-context.js';
+import { streamUpload } from './stream-upload.js';
+
+/**
+ * `PUT /uploads/:token`: the capability URL of a policy set version (DESIGN §7.2). No token
+ * header (the path is the credential; it is never logged: request logs use the route pattern).
+ * Whatever Content-Type the client sends, the body is handed over as a raw stream and piped to
+ * storage, never buffered. 200 when the archive was accepted (the version is `ready` by the time
+ * this answers in embedded mode); 422 (413 when too large) with the reason when it was rejected,
+ * and the version is then `errored`; 404 unknown URL; 409 used or expired.
+ */
+export function registerUploadRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  app.register(async (scope) => {
+    // Only in this scope: every body is a raw stream, and the declared type (even a malformed one)
+    // does not matter.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    scope.addHook('onRequest', async (request) => {
+      request.headers['content-type'] = 'application/octet-stream';
+    });
+
+    scope.put('/uploads/:token', { config: { isPublic: true } }, async (request, reply) => {
+      const { token } = paramsOf<'token'>(request);
+      const body = (request.body as Readable | undefined) ?? request.raw;
+      try {
+        const { result, bodyFullyRead } = await streamUpload(ctx.clients.storage, token, body);
+        closeIfUnread(reply, bodyFullyRead);
+        if (!result.ok) {
+          throw result.errorCode === 'STORAGE_ARCHIVE_TOO_LARGE'
+            ? tooLarge(result.errorCode, result.errorMessage)
+            : unprocessable(result.errorCode, result.errorMessage);
+        }
+        return reply.status(200).send();
+      } catch (err) {
+        // The client went away mid-upload (storage has discarded the attempt): nobody is left to
+        // answer, and it is not a server failure worth an error log.
+        if (request.raw.destroyed && !request.raw.complete) return reply.hijack();
+        closeIfUnread(reply, (err as { bodyFullyRead?: boolean }).bodyFullyRead ?? true);
+        throw err;
+      }
+    });
+  });
+}
+
+/**
+ * Storage answered before the body ended: close the connection after the response instead of
+ * reading (and discarding) the rest of a possibly large body.
+ */
+function closeIfUnread(reply: FastifyReply, bodyFullyRead: boolean): void {
+  if (!bodyFullyRead) reply.header('connection', 'close');
+}

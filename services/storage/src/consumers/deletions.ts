@@ -1,0 +1,33 @@
+import type { adminorgsV1, policysetsV1 } from '@policyhub/contracts';
+import type { Queryable } from '@policyhub/db';
+import { type ConsumedEvent, TOPICS } from '@policyhub/events';
+import { SessionRepository } from '../db/session-repository.js';
+import { policySetPrefix } from '../domain/object-keys.js';
+import type { ObjectStore } from '../objects/object-store.js';
+import { deleteObjects } from '../stored-objects/delete-objects.js';
+
+/**
+ * Storage follows deletions elsewhere: an organization's or a policy set's upload sessions are
+ * revoked (their URLs then answer 404) and their objects removed by key prefix. Both run inside the
+ * consumer's transaction; the store deletions are idempotent, so a retry after a failure is safe.
+ */
+export function deletionHandlers(store: ObjectStore) {
+  return [
+    {
+      topic: TOPICS.organizationDeleted,
+      async handle(event: ConsumedEvent<adminorgsV1.OrganizationDeleted__Output>, tx: Queryable) {
+        const { organization } = event.payload;
+        await new SessionRepository(tx).deleteFor(organization);
+        await deleteObjects(tx, store, { prefixes: [`${organization}/`] });
+      },
+    },
+    {
+      topic: TOPICS.policySetDeleted,
+      async handle(event: ConsumedEvent<policysetsV1.PolicySetDeleted__Output>, tx: Queryable) {
+        const { organization, policySetId } = event.payload;
+        await new SessionRepository(tx).deleteFor(organization, policySetId);
+        await deleteObjects(tx, store, { prefixes: [policySetPrefix(organization, policySetId)] });
+      },
+    },
+  ];
+}

@@ -1,0 +1,43 @@
+import type { Queryable } from '@policyhub/db';
+import type { ManifestEntry } from '../uploads/archive-inspector.js';
+
+export interface ObjectRecord {
+  key: string;
+  organization: string;
+  sizeBytes: number;
+  sha256: string;
+  contentType: string;
+  manifest?: ManifestEntry[] | undefined;
+}
+
+/** LIKE pattern matching every key that starts with `prefix` (LIKE's wildcards escaped). */
+const startsWith = (prefix: string): string => `${prefix.replace(/[\\%_]/g, '\\$&')}%`;
+
+export class ObjectRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async upsert(o: ObjectRecord): Promise<void> {
+    await this.db.query(
+      `INSERT INTO objects (key, organization, size_bytes, sha256, content_type, manifest)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (key) DO UPDATE SET size_bytes = EXCLUDED.size_bytes, sha256 = EXCLUDED.sha256,
+         content_type = EXCLUDED.content_type, manifest = EXCLUDED.manifest, updated_at = now()`,
+      [
+        o.key,
+        o.organization,
+        o.sizeBytes,
+        o.sha256,
+        o.contentType,
+        o.manifest ? JSON.stringify(o.manifest) : null,
+      ],
+    );
+  }
+
+  async deleteKeys(keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.db.query('DELETE FROM objects WHERE key = ANY($1)', [keys]);
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    await this.db.query(`DELETE FROM objects WHERE key LIKE $1 ESCAPE '\\'`, [startsWith(prefix)]);
+  }
+}

@@ -1,0 +1,103 @@
+import type { Queryable } from '@policyhub/db';
+import type { UploadSession } from '../domain/upload-sessions.js';
+
+interface SessionRow {
+  id: string;
+  organization: string;
+  owner_kind: string;
+  owner_id: string;
+  owner_parent_id: string;
+  object_key: string;
+  expires_at: string;
+  used_at: string | null;
+  claimed_until: string | null;
+}
+
+const toSession = (r: SessionRow): UploadSession => ({
+  id: r.id,
+  organization: r.organization,
+  ownerKind: r.owner_kind,
+  ownerId: r.owner_id,
+  ownerParentId: r.owner_parent_id,
+  objectKey: r.object_key,
+  expiresAt: r.expires_at,
+  usedAt: r.used_at,
+  claimedUntil: r.claimed_until,
+});
+
+const COLUMNS =
+  'id, organization, owner_kind, owner_id, owner_parent_id, object_key, expires_at, used_at, claimed_until';
+
+export class SessionRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async insert(s: Omit<UploadSession, 'usedAt' | 'claimedUntil'> & { tokenSha256: string }): Promise<void> {
+    await this.db.query(
+      `INSERT INTO upload_sessions (id, token_sha256, organization, owner_kind, owner_id, owner_parent_id, object_key, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        s.id,
+        s.tokenSha256,
+        s.organization,
+        s.ownerKind,
+        s.ownerId,
+        s.ownerParentId,
+        s.objectKey,
+        s.expiresAt,
+      ],
+    );
+  }
+
+  async findByTokenHash(tokenSha256: string): Promise<UploadSession | undefined> {
+    const { rows } = await this.db.query<SessionRow>(
+      `SELECT ${COLUMNS} FROM upload_sessions WHERE token_sha256 = $1`,
+      [tokenSha256],
+    );
+    return rows[0] && toSession(rows[0]);
+  }
+
+  /**
+   * Atomically reserves a usable session for one upload attempt (unused, unexpired, not held by
+   * another attempt whose hold is still valid). Undefined when it cannot be claimed right now.
+   */
+  async claim(tokenSha256: string, attemptId: string, holdMs: number): Promise<UploadSession | undefined> {
+    const { rows } = await this.db.query<SessionRow>(
+      `UPDATE upload_sessions
+          SET claimed_by = $2, claimed_until = now() + make_interval(secs => $3::double precision / 1000)
+        WHERE token_sha256 = $1 AND used_at IS NULL AND expires_at > now()
+          AND (claimed_until IS NULL OR claimed_until <= now())
+        RETURNING ${COLUMNS}`,
+      [tokenSha256, attemptId, holdMs],
+    );
+    return rows[0] && toSession(rows[0]);
+  }
+
+  /** Gives the session back after an attempt that did not consume it (cancelled, failed to store). */
+  async release(sessionId: string, attemptId: string): Promise<void> {
+    await this.db.query(
+      'UPDATE upload_sessions SET claimed_by = NULL, claimed_until = NULL WHERE id = $1 AND claimed_by = $2',
+      [sessionId, attemptId],
+    );
+  }
+
+  /** Marks the session used by this attempt; false when the attempt no longer holds it. */
+  async markUsed(sessionId: string, attemptId: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      `UPDATE upload_sessions SET used_at = now(), claimed_by = NULL, claimed_until = NULL
+        WHERE id = $1 AND claimed_by = $2 AND used_at IS NULL`,
+      [sessionId, attemptId],
+    );
+    return rowCount === 1;
+  }
+
+  /** Revokes every session of an organization, or of one parent (e.g. a policy set) in it. */
+  async deleteFor(organization: string, ownerParentId?: string): Promise<number> {
+    const { rowCount } = ownerParentId
+      ? await this.db.query('DELETE FROM upload_sessions WHERE organization = $1 AND owner_parent_id = $2', [
+          organization,
+          ownerParentId,
+        ])
+      : await this.db.query('DELETE FROM upload_sessions WHERE organization = $1', [organization]);
+    return rowCount ?? 0;
+  }
+}

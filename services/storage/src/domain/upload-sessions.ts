@@ -1,0 +1,51 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { AppError, conflict, notFound } from '@policyhub/errors';
+
+/** An upload session as storage keeps it: the token itself is never stored, only its hash. */
+export interface UploadSession {
+  id: string;
+  organization: string;
+  ownerKind: string;
+  ownerId: string;
+  ownerParentId: string;
+  objectKey: string;
+  expiresAt: string;
+  usedAt: string | null;
+  /** An upload in progress holds the session until it finishes or this time passes. */
+  claimedUntil: string | null;
+}
+
+/** The capability: 256 random bits, base64url (43 characters), unguessable and URL-safe. */
+export const newUploadToken = (): string => randomBytes(32).toString('base64url');
+
+export const hashUploadToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** Tokens we issue are exactly 43 base64url characters; anything else cannot be a session. */
+export const isWellFormedToken = (token: string): boolean => /^[A-Za-z0-9_-]{43}$/.test(token);
+
+/**
+ * Why a session cannot take an upload now (checked when the upload starts), or undefined when it
+ * can. An unknown token is NOT_FOUND; expired and used ones are conflicts with a clear message.
+ */
+export function sessionProblem(session: UploadSession | undefined, now: Date): AppError | undefined {
+  if (!session) return notFound('STORAGE_UPLOAD_NOT_FOUND');
+  if (session.usedAt) {
+    return conflict(
+      'STORAGE_UPLOAD_ALREADY_USED',
+      'This upload URL has already been used; create a new policy set version to upload again.',
+    );
+  }
+  if (Date.parse(session.expiresAt) <= now.getTime()) {
+    return conflict(
+      'STORAGE_UPLOAD_EXPIRED',
+      `This upload URL expired at ${session.expiresAt}; create a new policy set version to upload again.`,
+    );
+  }
+  if (session.claimedUntil && Date.parse(session.claimedUntil) > now.getTime()) {
+    return conflict('STORAGE_UPLOAD_IN_PROGRESS', 'Another upload to this URL is in progress.');
+  }
+  return undefined;
+}
+
+export const isUploadSessionError = (err: unknown): err is AppError =>
+  err instanceof AppError && err.code.startsWith('STORAGE_UPLOAD_');

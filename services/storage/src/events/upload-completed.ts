@@ -1,0 +1,29 @@
+import type { Queryable } from '@policyhub/db';
+import { enqueueEvent, TOPICS } from '@policyhub/events';
+import type { UploadSession } from '../domain/upload-sessions.js';
+import type { ArchiveRejection } from '../domain/archive-rejections.js';
+import type { ManifestEntry } from '../uploads/archive-inspector.js';
+
+export type UploadOutcome =
+  | { ok: true; sizeBytes: number; sha256: string; files: ManifestEntry[] }
+  | { ok: false; sizeBytes: number; rejection: ArchiveRejection };
+
+/**
+ * Writes storage.upload-completed to the outbox in the caller's transaction (the one that marks
+ * the session used). Keyed by the owner, so one owner's events stay in order on Kafka.
+ */
+export function enqueueUploadCompleted(tx: Queryable, session: UploadSession, outcome: UploadOutcome) {
+  return enqueueEvent(tx, TOPICS.uploadCompleted, session.ownerId, {
+    organization: session.organization,
+    ownerKind: session.ownerKind,
+    ownerId: session.ownerId,
+    ownerParentId: session.ownerParentId,
+    ok: outcome.ok,
+    errorCode: outcome.ok ? '' : outcome.rejection.code,
+    errorMessage: outcome.ok ? '' : outcome.rejection.message,
+    objectKey: outcome.ok ? session.objectKey : '',
+    sizeBytes: outcome.sizeBytes,
+    sha256: outcome.ok ? outcome.sha256 : '',
+    files: outcome.ok ? outcome.files : [],
+  });
+}

@@ -1,0 +1,13 @@
+import { runServiceMain } from '@policyhub/service-kit';
+import { storageConfigShape, storageSettings } from './config.js';
+import { startStorage } from './service.js';
+
+await runServiceMain('storage', storageConfigShape, (config, shared) =>
+  startStorage({
+    ...shared,
+    databaseUrl: config.DATABASE_URL,
+    grpcAddress: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+    settings: storageSettings(config),
+    migrateOnly: config.MIGRATE_ONLY,
+  }),
+);

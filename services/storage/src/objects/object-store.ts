@@ -1,0 +1,57 @@
+import { type Readable, Transform } from 'node:stream';
+
+/**
+ * The object store port: where archives and other blobs live. Keys are validated by the caller
+ * (domain/object-keys.ts). Implementations: filesystem (embedded default) and S3 (minio client).
+ * Every implementation passes test/object-store-contract.ts.
+ *
+ * - put streams `body` and must receive exactly `size` bytes (known in advance: no multipart);
+ *   it replaces an existing object atomically (readers see the old or the new one, never a mix).
+ * - get streams the object; it rejects with ObjectNotFoundError when absent.
+ * - delete and deletePrefix ignore keys that do not exist.
+ */
+export interface ObjectStore {
+  readonly kind: 'filesystem' | 's3';
+  put(key: string, body: Readable, size: number, contentType?: string): Promise<void>;
+  get(key: string): Promise<Readable>;
+  /** Size in bytes, or undefined when absent. */
+  stat(key: string): Promise<{ size: number } | undefined>;
+  /** Keys starting with `prefix`, in no particular order. */
+  list(prefix: string): Promise<string[]>;
+  delete(keys: string[]): Promise<void>;
+  deletePrefix(prefix: string): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export class ObjectNotFoundError extends Error {
+  constructor(readonly key: string) {
+    super(`object not found: ${key}`);
+    this.name = 'ObjectNotFoundError';
+  }
+}
+
+export class ObjectSizeMismatchError extends Error {
+  constructor(
+    readonly key: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`object ${key}: expected ${expected} bytes, received ${actual}`);
+    this.name = 'ObjectSizeMismatchError';
+  }
+}
+
+/** Passes bytes through and fails the stream unless exactly `size` bytes went by. */
+export function exactSize(key: string, size: number): Transform {
+  let received = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
+      if (received > size) return done(new ObjectSizeMismatchError(key, size, received));
+      done(null, chunk);
+    },
+    flush(done) {
+      done(received === size ? null : new ObjectSizeMismatchError(key, size, received));
+    },
+  });
+}

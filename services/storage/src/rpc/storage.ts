@@ -1,0 +1,93 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { storageV1 } from '@policyhub/contracts';
+import { notFound } from '@policyhub/errors';
+import { asServiceError, type Handlers, streaming } from '@policyhub/grpc-runtime';
+import type { ServiceDeps } from '@policyhub/service-kit';
+import { requireObjectKey } from '../domain/object-keys.js';
+import type { UploadLimits } from '../domain/upload-limits.js';
+import { ObjectNotFoundError, type ObjectStore } from '../objects/object-store.js';
+import { deleteObjects } from '../stored-objects/delete-objects.js';
+import { putObject } from '../stored-objects/put-object.js';
+import { createUploadSession } from '../uploads/create-upload-session.js';
+import { receiveUpload } from '../uploads/receive-upload.js';
+import { headerThenData, respond, streamTo } from './streams.js';
+
+export interface StorageRpcDeps extends ServiceDeps {
+  store: ObjectStore;
+  limits: UploadLimits;
+  stagingDir: string;
+}
+
+/**
+ * The Storage gRPC service: translation only. Internal API: the gateway calls Upload with the
+ * capability token from the public URL; other services call the rest without a principal.
+ */
+export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.StorageHandlers> {
+  const { db, store } = deps;
+  const errorOptions = { logger: deps.logger, isUnavailable: deps.isUnavailable };
+
+  return {
+    async CreateUploadSession(req) {
+      const session = await createUploadSession(db, req);
+      return { token: session.token, expiresAt: session.expiresAt, objectKey: session.objectKey };
+    },
+
+    Upload: streaming(
+      (
+        call: grpc.ServerReadableStream<storageV1.UploadChunk__Output, storageV1.UploadResult>,
+        callback: grpc.sendUnaryData<storageV1.UploadResult>,
+      ) =>
+        respond(call, callback, 'Upload', errorOptions, async () => {
+          const { first, data } = await headerThenData(call, 'token');
+          const { session, outcome } = await receiveUpload(
+            deps,
+            first.token ?? '',
+            data,
+            () => call.cancelled,
+          );
+          return {
+            ok: outcome.ok,
+            errorCode: outcome.ok ? '' : outcome.rejection.code,
+            errorMessage: outcome.ok ? '' : outcome.rejection.message,
+            ownerKind: session.ownerKind,
+            ownerId: session.ownerId,
+            sizeBytes: outcome.sizeBytes,
+            sha256: outcome.ok ? outcome.sha256 : '',
+          };
+        }),
+    ),
+
+    PutObject: streaming(
+      (
+        call: grpc.ServerReadableStream<storageV1.PutObjectChunk__Output, storageV1.ObjectInfo>,
+        callback: grpc.sendUnaryData<storageV1.ObjectInfo>,
+      ) =>
+        respond(call, callback, 'PutObject', errorOptions, async () => {
+          const { first, data } = await headerThenData(call, 'header');
+          return putObject(
+            { db, store, stagingDir: deps.stagingDir, maxObjectBytes: deps.limits.maxObjectBytes },
+            { key: first.header?.key ?? '', contentType: first.header?.contentType ?? '' },
+            data,
+          );
+        }),
+    ),
+
+    GetObject: streaming(
+      async (call: grpc.ServerWritableStream<storageV1.GetObjectRequest__Output, storageV1.ObjectChunk>) => {
+        try {
+          const source = await store.get(requireObjectKey(call.request.key));
+          await streamTo(call, source, (data) => ({ data }));
+          call.end();
+        } catch (err) {
+          const mapped = err instanceof ObjectNotFoundError ? notFound('STORAGE_OBJECT_NOT_FOUND') : err;
+          if (!call.cancelled) call.emit('error', asServiceError(mapped, 'GetObject', errorOptions));
+        }
+      },
+    ),
+
+    async DeleteObjects(req) {
+      await deleteObjects(db, store, req);
+      return {};
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { fileURLToPath } from 'node:url';
+import type { EventTransport } from '@policyhub/events';
+import { startConsumer } from '@policyhub/events';
+import { type RunningService, startGrpcService } from '@policyhub/service-kit';
+import type { Logger } from '@policyhub/telemetry';
+import type { StorageSettings } from './config.js';
+import { deletionHandlers } from './consumers/deletions.js';
+import { createObjectStore } from './objects/create-object-store.js';
+import type { ObjectStore } from './objects/object-store.js';
+import { registerStorage } from './server.js';
+
+export interface StorageOptions {
+  databaseUrl: string;
+  grpcAddress: string;
+  transport: EventTransport;
+  logger: Logger;
+  settings: StorageSettings;
+  migrateOnly?: boolean;
+}
+
+export const STORAGE_SCHEMA = 'storage';
+/** Consumer group of storage's event consumers. */
+export const STORAGE_CONSUMER = 'storage';
+
+export async function startStorage(
+  options: StorageOptions,
+): Promise<RunningService & { store: ObjectStore }> {
+  const { settings } = options;
+  const store = await createObjectStore(settings.objects);
+  options.logger.info({ objectStore: store.kind }, 'object store ready');
+  const service = await startGrpcService({
+    name: 'storage',
+    schema: STORAGE_SCHEMA,
+    databaseUrl: options.databaseUrl,
+    migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)),
+    grpcAddress: options.grpcAddress,
+    transport: options.transport,
+    logger: options.logger,
+    migrateOnly: options.migrateOnly,
+    register: (server, deps) =>
+      registerStorage(server, { ...deps, store, limits: settings.limits, stagingDir: settings.stagingDir }),
+    consumers: async (deps) => [
+      await startConsumer({
+        name: STORAGE_CONSUMER,
+        db: deps.db,
+        transport: deps.transport,
+        logger: deps.logger,
+        handlers: deletionHandlers(store),
+      }),
+    ],
+    onClose: async () => store.close?.(),
+  });
+  return Object.assign(service, { store });
+}

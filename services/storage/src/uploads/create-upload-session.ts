@@ -1,0 +1,50 @@
+import type { Db } from '@policyhub/db';
+import { invalidAttribute, newId } from '@policyhub/errors';
+import { SessionRepository } from '../db/session-repository.js';
+import { uploadObjectKey } from '../domain/object-keys.js';
+import { hashUploadToken, newUploadToken } from '../domain/upload-sessions.js';
+
+export interface UploadSessionRequest {
+  organization: string;
+  ownerKind: string;
+  ownerId: string;
+  ownerParentId: string;
+  /** RFC 3339; uploads are refused from then on. */
+  expiresAt: string;
+}
+
+/** Opens a single-use upload session; the token is returned once and only its hash is kept. */
+export async function createUploadSession(db: Db, req: UploadSessionRequest) {
+  const expires = Date.parse(req.expiresAt);
+  if (Number.isNaN(expires)) {
+    throw invalidAttribute(
+      'STORAGE_INVALID_SESSION',
+      '/expires_at',
+      'expires_at must be an RFC 3339 timestamp',
+    );
+  }
+  if (!/^[A-Za-z0-9_.-]+$/.test(req.ownerId)) {
+    throw invalidAttribute('STORAGE_INVALID_SESSION', '/owner_id', 'owner_id must be an identifier');
+  }
+  if (req.ownerParentId && !/^[A-Za-z0-9_.-]+$/.test(req.ownerParentId)) {
+    throw invalidAttribute(
+      'STORAGE_INVALID_SESSION',
+      '/owner_parent_id',
+      'owner_parent_id must be an identifier',
+    );
+  }
+  const objectKey = uploadObjectKey(req.organization, req.ownerKind, req.ownerId, req.ownerParentId);
+  const token = newUploadToken();
+  const expiresAt = new Date(expires).toISOString();
+  await new SessionRepository(db).insert({
+    id: newId('upl'),
+    tokenSha256: hashUploadToken(token),
+    organization: req.organization,
+    ownerKind: req.ownerKind,
+    ownerId: req.ownerId,
+    ownerParentId: req.ownerParentId,
+    objectKey,
+    expiresAt,
+  });
+  return { token, expiresAt, objectKey };
+}

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '@policyhub/db';
+import { badRequest, conflict, notFound } from '@policyhub/errors';
+import type { OutboxRelay } from '@policyhub/events';
+import type { Logger } from '@policyhub/telemetry';
+import { ObjectRepository } from '../db/object-repository.js';
+import { SessionRepository } from '../db/session-repository.js';
+import { formatDuration } from './durations.js';
+import type { UploadLimits } from '../domain/upload-limits.js';
+import {
+  hashUploadToken,
+  isWellFormedToken,
+  sessionProblem,
+  type UploadSession,
+} from '../domain/upload-sessions.js';
+import { enqueueUploadCompleted, type UploadOutcome } from '../events/upload-completed.js';
+import type { ObjectStore } from '../objects/object-store.js';
+import { ArchiveInspector } from './archive-inspector.js';
+import { StagingFile } from './staging-file.js';
+
+export interface UploadDeps {
+  db: Db;
+  relay: OutboxRelay;
+  store: ObjectStore;
+  limits: UploadLimits;
+  stagingDir: string;
+  logger: Logger;
+}
+
+export interface ReceivedUpload {
+  session: UploadSession;
+  outcome: UploadOutcome;
+}
+
+/** The sender went away (cancelled) before the upload completed. */
+export class UploadAbandonedError extends Error {
+  constructor() {
+    super('the sender abandoned the upload');
+    this.name = 'UploadAbandonedError';
+  }
+}
+
+/**
+ * The upload pipeline (DESIGN §7.2). Claims the session the token names, streams the body through
+ * the archive inspector into a staging file, stores the archive only if it passed, then marks the
+ * session used and writes storage.upload-completed in ONE transaction, for both outcomes. After
+ * the commit it flushes the outbox, so in embedded mode the owner has applied the outcome before
+ * the caller answers.
+ *
+ * Token problems (unknown, used, expired, held by another upload) throw before anything is read.
+ * If the body stops early (client gone, timeout) the session is released untouched and nothing
+ * is stored.
+ */
+export async function receiveUpload(
+  deps: UploadDeps,
+  token: string,
+  body: AsyncIterable<Buffer>,
+  isAbandoned: () => boolean,
+): Promise<ReceivedUpload> {
+  const session = await claimSession(deps, token);
+  const attempt = session.attemptId;
+  const sessions = new SessionRepository(deps.db);
+  const staging = await StagingFile.create(deps.stagingDir);
+  const inspector = new ArchiveInspector(deps.limits);
+  let stored = false;
+  try {
+    for await (const chunk of withDeadline(body, deps.limits.uploadTimeoutMs)) {
+      await inspector.write(chunk);
+      if (inspector.isOverLimit) break;
+      if (!inspector.rejected) await staging.write(chunk);
+    }
+    const inspection = await inspector.finish();
+    const sha256 = await staging.seal();
+    // A sender that went away leaves a truncated body: that must not spend the URL.
+    if (isAbandoned()) throw new UploadAbandonedError();
+    const outcome: UploadOutcome = inspection.ok ? { ...inspection, sha256 } : inspection;
+    if (outcome.ok) {
+      await deps.store.put(session.objectKey, await staging.read(), staging.sizeBytes, 'application/gzip');
+      stored = true;
+      if (isAbandoned()) throw new UploadAbandonedError();
+    }
+    await completeUpload(deps, session, attempt, outcome);
+    await deps.relay.flushWithin();
+    return { session, outcome };
+  } catch (err) {
+    inspector.abort();
+    await sessions.release(session.id, attempt).catch(() => {});
+    if (stored) await deps.store.delete([session.objectKey]).catch(() => {});
+    throw err;
+  } finally {
+    await staging.remove();
+  }
+}
+
+async function claimSession(deps: UploadDeps, token: string): Promise<UploadSession & { attemptId: string }> {
+  if (!isWellFormedToken(token)) throw notFound('STORAGE_UPLOAD_NOT_FOUND');
+  const sessions = new SessionRepository(deps.db);
+  const tokenSha256 = hashUploadToken(token);
+  const attemptId = randomUUID();
+  const claimed = await sessions.claim(tokenSha256, attemptId, deps.limits.uploadTimeoutMs);
+  if (claimed) return { ...claimed, attemptId };
+  throw (
+    sessionProblem(await sessions.findByTokenHash(tokenSha256), new Date()) ??
+    conflict('STORAGE_UPLOAD_IN_PROGRESS', 'Another upload to this URL is in progress.')
+  );
+}
+
+/** Marks the session used and records the outcome; the session may have been revoked meanwhile. */
+async function completeUpload(
+  deps: UploadDeps,
+  session: UploadSession,
+  attemptId: string,
+  outcome: UploadOutcome,
+) {
+  await deps.db.transaction(async (tx) => {
+    if (!(await new SessionRepository(tx).markUsed(session.id, attemptId))) {
+      // Its owner was deleted while the body streamed in (the session was revoked), or the hold
+      // ran out and another attempt took over: either way this attempt must leave no trace.
+      throw notFound('STORAGE_UPLOAD_NOT_FOUND');
+    }
+    if (outcome.ok) {
+      await new ObjectRepository(tx).upsert({
+        key: session.objectKey,
+        organization: session.organization,
+        sizeBytes: outcome.sizeBytes,
+        sha256: outcome.sha256,
+        contentType: 'application/gzip',
+        manifest: outcome.files,
+      });
+    }
+    await enqueueUploadCompleted(tx, session, outcome);
+  });
+}
+
+/** Iterates `source` but throws once `ms` have passed since the first chunk was asked for. */
+async function* withDeadline(source: AsyncIterable<Buffer>, ms: number): AsyncGenerator<Buffer> {
+  const iterator = source[Symbol.asyncIterator]();
+  const deadline = Date.now() + ms;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    while (true) {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              badRequest('STORAGE_UPLOAD_TIMEOUT', `the upload did not finish within ${formatDuration(ms)}`),
+            ),
+          Math.max(0, deadline - Date.now()),
+        );
+      });
+      const next = await Promise.race([iterator.next(), timeout]);
+      clearTimeout(timer);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    clearTimeout(timer);
+    await iterator.return?.();
+  }
+}

@@ -1,0 +1,352 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { decodeMessage, encodeMessage, type storageV1 } from '@policyhub/contracts';
+import { type BusMessage, InProcessTransport, TOPICS } from '@policyhub/events';
+import { readServiceError } from '@policyhub/grpc-runtime';
+import { createLogger } from '@policyhub/telemetry';
+import { createTestDatabase, type TestDatabase, waitFor } from '@policyhub/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_UPLOAD_LIMITS, startStorage } from '../src/index.js';
+import { hashUploadToken } from '../src/domain/upload-sessions.js';
+import { policyArchive, tarGzOf } from './support/archives.js';
+import { createStorageClient, type StorageClient } from './support/storage-client.js';
+
+let db: TestDatabase;
+let dataDir: string;
+let service: Awaited<ReturnType<typeof startStorage>>;
+let transport: InProcessTransport;
+let storage: StorageClient;
+let completed: storageV1.UploadCompleted__Output[] = [];
+
+const HOUR = 3600_000;
+const inAnHour = () => new Date(Date.now() + HOUR).toISOString();
+
+const remote = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (err) {
+    return readServiceError(err);
+  }
+  throw new Error('expected the call to fail');
+};
+
+const newSession = (overrides: Partial<storageV1.CreateUploadSessionRequest> = {}) => {
+  const org = overrides.organization ?? `org-${randomBytes(3).toString('hex')}`;
+  const setId = overrides.ownerParentId ?? `polset-${randomBytes(4).toString('hex')}`;
+  return storage
+    .CreateUploadSession({
+      organization: org,
+      ownerKind: 'policy-set-version',
+      ownerId: `polsetver-${randomBytes(4).toString('hex')}`,
+      ownerParentId: setId,
+      expiresAt: inAnHour(),
+      ...overrides,
+    })
+    .then((s) => ({ ...s, organization: org, setId }));
+};
+
+const publish = (
+  topic: { name: string; type: string },
+  payload: object,
+  eventId = randomUUID(),
+): Promise<void> => {
+  const message: BusMessage = {
+    topic: topic.name,
+    key: 'k',
+    eventId,
+    payload: encodeMessage(topic.type, payload),
+    headers: {},
+  };
+  return transport.publish([message]);
+};
+
+beforeAll(async () => {
+  db = await createTestDatabase('ph_storage');
+  dataDir = mkdtempSync(join(tmpdir(), 'policyhub-storage-'));
+  transport = new InProcessTransport();
+  await transport.subscribe('test-observer', [TOPICS.uploadCompleted.name], async (m) => {
+    completed.push(decodeMessage(TOPICS.uploadCompleted.type, m.payload));
+  });
+  service = await startStorage({
+    databaseUrl: db.url,
+    grpcAddress: '127.0.0.1:0',
+    transport,
+    logger: createLogger('storage', 'silent'),
+    settings: {
+      objects: { kind: 'filesystem', root: join(dataDir, 'objects') },
+      stagingDir: join(dataDir, 'staging'),
+      limits: { ...DEFAULT_UPLOAD_LIMITS, maxBytes: 64 * 1024, maxObjectBytes: 64 * 1024 },
+    },
+  });
+  storage = createStorageClient(service.address);
+});
+
+afterAll(async () => {
+  storage?.close();
+  await service?.close();
+  await db?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  completed = [];
+});
+
+describe('upload sessions', () => {
+  it('issues a 256-bit base64url token and keeps only its hash', async () => {
+    const s = await newSession();
+    expect(s.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(s.objectKey).toBe(
+      `${s.organization}/policy-sets/${s.setId}/versions/${s.objectKey.split('/').pop()}`,
+    );
+    const dump = JSON.stringify((await service.db.query('SELECT * FROM upload_sessions')).rows);
+    expect(dump).not.toContain(s.token);
+    expect(dump).toContain(hashUploadToken(s.token));
+  });
+
+  it('refuses sessions for unknown owner kinds or without a parent', async () => {
+    expect((await remote(newSession({ ownerKind: 'mystery' }))).status).toBe(grpc.status.INVALID_ARGUMENT);
+    expect((await remote(newSession({ ownerParentId: '' }))).code).toBe('STORAGE_INVALID_SESSION');
+  });
+});
+
+describe('uploads', () => {
+  it('stores a valid archive, records it, and emits upload-completed with its manifest', async () => {
+    const s = await newSession();
+    const bytes = await policyArchive();
+    const result = await storage.upload(s.token, bytes, 100);
+    expect(result).toMatchObject({
+      ok: true,
+      errorCode: '',
+      ownerKind: 'policy-set-version',
+      sizeBytes: String(bytes.length),
+    });
+    expect(await storage.getObject(s.objectKey)).toEqual(bytes);
+    // Published before Upload returned (the relay is flushed after the commit).
+    expect(completed).toHaveLength(1);
+    expect(completed[0]).toMatchObject({
+      organization: s.organization,
+      ownerParentId: s.setId,
+      ok: true,
+      objectKey: s.objectKey,
+      sha256: result.sha256,
+      files: [
+        expect.objectContaining({ path: 'sentinel.hcl' }),
+        expect.objectContaining({ path: 'policies/allow-all.sentinel' }),
+      ],
+    });
+    const { rows } = await service.db.query(
+      'SELECT size_bytes, sha256, manifest FROM objects WHERE key = $1',
+      [s.objectKey],
+    );
+    expect(rows[0]).toMatchObject({ size_bytes: bytes.length, sha256: result.sha256 });
+    expect(rows[0]?.manifest).toHaveLength(2);
+  });
+
+  it('accepts each URL once: a second upload is a conflict and changes nothing', async () => {
+    const s = await newSession();
+    const bytes = await policyArchive();
+    await storage.upload(s.token, bytes);
+    const again = await remote(storage.upload(s.token, await tarGzOf([{ name: 'other', content: 'x' }])));
+    expect(again).toMatchObject({
+      status: grpc.status.FAILED_PRECONDITION,
+      code: 'STORAGE_UPLOAD_ALREADY_USED',
+    });
+    expect(await storage.getObject(s.objectKey)).toEqual(bytes);
+    expect(completed).toHaveLength(1);
+  });
+
+  it('answers NOT_FOUND for unknown and malformed tokens', async () => {
+    const unknown = await remote(
+      storage.upload(randomBytes(32).toString('base64url'), await policyArchive()),
+    );
+    expect(unknown).toMatchObject({ status: grpc.status.NOT_FOUND, code: 'STORAGE_UPLOAD_NOT_FOUND' });
+    expect((await remote(storage.upload('../../etc', await policyArchive()))).status).toBe(
+      grpc.status.NOT_FOUND,
+    );
+  });
+
+  it('refuses an expired URL with a clear message and stores nothing', async () => {
+    const s = await newSession({ expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const err = await remote(storage.upload(s.token, await policyArchive()));
+    expect(err).toMatchObject({ status: grpc.status.FAILED_PRECONDITION, code: 'STORAGE_UPLOAD_EXPIRED' });
+    expect(err.items[0]?.detail).toMatch(/expired at .*create a new policy set version/);
+    expect(await service.store.stat(s.objectKey)).toBeUndefined();
+    expect(completed).toHaveLength(0);
+  });
+
+  it('rejects a hostile archive: the outcome is emitted, nothing is stored, the URL is spent', async () => {
+    const s = await newSession();
+    const result = await storage.upload(
+      s.token,
+      await tarGzOf([{ name: '../escape.sentinel', content: 'x' }]),
+    );
+    expect(result).toMatchObject({ ok: false, errorCode: 'STORAGE_ARCHIVE_PATH_TRAVERSAL' });
+    expect(result.errorMessage).toContain('"../escape.sentinel"');
+    expect(completed).toEqual([
+      expect.objectContaining({
+        ok: false,
+        errorCode: 'STORAGE_ARCHIVE_PATH_TRAVERSAL',
+        objectKey: '',
+        files: [],
+      }),
+    ]);
+    expect(await service.store.stat(s.objectKey)).toBeUndefined();
+    expect((await remote(storage.upload(s.token, await policyArchive()))).code).toBe(
+      'STORAGE_UPLOAD_ALREADY_USED',
+    );
+  });
+
+  it('stops reading at the size limit and answers while the sender is still sending', async () => {
+    const s = await newSession();
+    const result = await storage.upload(
+      s.token,
+      await tarGzOf([{ name: 'big.bin', content: randomBytes(1024 * 1024) }]),
+    );
+    expect(result).toMatchObject({ ok: false, errorCode: 'STORAGE_ARCHIVE_TOO_LARGE' });
+    expect(await service.store.stat(s.objectKey)).toBeUndefined();
+  });
+
+  it('releases the URL untouched when the sender goes away mid-upload', async () => {
+    const s = await newSession();
+    const bytes = await policyArchive();
+    await new Promise<void>((resolve) => {
+      const call = storage.raw.Upload(() => resolve());
+      call.write({ token: s.token });
+      call.write({ data: bytes.subarray(0, 50) });
+      setTimeout(() => call.cancel(), 50);
+    });
+    // The hold is released right after the cancellation reaches storage.
+    const result = await waitFor(async () => {
+      try {
+        return await storage.upload(s.token, bytes);
+      } catch {
+        return undefined;
+      }
+    });
+    expect(result.ok).toBe(true);
+    expect(completed).toHaveLength(1);
+  });
+
+  it('lets only one of two simultaneous uploads to the same URL proceed', async () => {
+    const s = await newSession();
+    const bytes = await policyArchive();
+    let finishFirst!: () => void;
+    const first = new Promise<storageV1.UploadResult__Output>((resolve, reject) => {
+      const call = storage.raw.Upload((err, res) => (err ? reject(err) : resolve(res!)));
+      call.write({ token: s.token });
+      call.write({ data: bytes.subarray(0, 10) });
+      finishFirst = () => {
+        call.write({ data: bytes.subarray(10) });
+        call.end();
+      };
+    });
+    // Once the first upload holds the URL, a second one is turned away at once.
+    await waitFor(async () => {
+      const { rows } = await service.db.query(
+        'SELECT claimed_by FROM upload_sessions WHERE token_sha256 = $1',
+        [hashUploadToken(s.token)],
+      );
+      return rows[0]?.claimed_by;
+    });
+    const second = await remote(storage.upload(s.token, bytes));
+    expect(second.code).toBe('STORAGE_UPLOAD_IN_PROGRESS');
+    expect(second.status).toBe(grpc.status.FAILED_PRECONDITION);
+    finishFirst();
+    expect((await first).ok).toBe(true);
+  });
+});
+
+describe('objects by key', () => {
+  it('puts, gets and deletes objects; a missing one is NOT_FOUND; bad keys are refused', async () => {
+    const key = `org-${randomBytes(3).toString('hex')}/runs/run-1/plan.json`;
+    const body = Buffer.from(JSON.stringify({ resource_changes: [] }));
+    const info = await storage.putObject(key, body, 'application/json');
+    expect(info).toMatchObject({
+      key,
+      sizeBytes: String(body.length),
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(await storage.getObject(key)).toEqual(body);
+    await storage.DeleteObjects({ keys: [key], prefixes: [] });
+    expect((await remote(storage.getObject(key))).status).toBe(grpc.status.NOT_FOUND);
+    expect((await remote(storage.getObject('../secret'))).status).toBe(grpc.status.INVALID_ARGUMENT);
+    expect((await remote(storage.DeleteObjects({ keys: [], prefixes: [''] }))).code).toBe(
+      'STORAGE_INVALID_KEY',
+    );
+    expect((await remote(storage.putObject(key, randomBytes(65 * 1024)))).status).toBe(
+      grpc.status.OUT_OF_RANGE,
+    );
+  });
+});
+
+describe('deletions', () => {
+  it("removes a deleted policy set's archives and revokes its URLs, once", async () => {
+    const done = await newSession();
+    await storage.upload(done.token, await policyArchive());
+    const open = await newSession({ organization: done.organization, ownerParentId: done.setId });
+    const other = await newSession({ organization: done.organization });
+    await storage.upload(other.token, await policyArchive());
+
+    const eventId = randomUUID();
+    const payload = { organization: done.organization, policySetId: done.setId };
+    await publish(TOPICS.policySetDeleted, payload, eventId);
+    await publish(TOPICS.policySetDeleted, payload, eventId);
+
+    expect(await service.store.stat(done.objectKey)).toBeUndefined();
+    expect(await service.store.stat(other.objectKey)).toEqual({ size: expect.any(Number) });
+    expect((await remote(storage.upload(open.token, await policyArchive()))).status).toBe(
+      grpc.status.NOT_FOUND,
+    );
+    const { rows } = await service.db.query(
+      'SELECT count(*)::int AS n FROM processed_events WHERE event_id = $1',
+      [eventId],
+    );
+    expect(rows[0]?.n).toBe(1);
+  });
+
+  it("removes everything of a deleted organization and nothing of another's", async () => {
+    const a = await newSession();
+    const b = await newSession();
+    for (const s of [a, b]) await storage.upload(s.token, await policyArchive());
+    const plan = `${a.organization}/runs/run-1/plan.json`;
+    await storage.putObject(plan, Buffer.from('{}'));
+
+    await publish(TOPICS.organizationDeleted, { organization: a.organization });
+
+    expect(await service.store.list(`${a.organization}/`)).toEqual([]);
+    expect(await service.store.list(`${b.organization}/`)).toEqual([b.objectKey]);
+    const { rows } = await service.db.query('SELECT key FROM objects WHERE organization = $1', [
+      a.organization,
+    ]);
+    expect(rows).toEqual([]);
+  });
+
+  it('dead-letters an event it cannot process, with the error, instead of dropping it', async () => {
+    const eventId = randomUUID();
+    await transport.publish([
+      {
+        topic: TOPICS.policySetDeleted.name,
+        key: 'k',
+        eventId,
+        payload: Buffer.from([0xff, 0xff, 0xff]),
+        headers: {},
+      },
+    ]);
+    const { rows } = await service.db.query(
+      'SELECT consumer, topic, error, attempts FROM dead_letters WHERE event_id = $1',
+      [eventId],
+    );
+    expect(rows).toEqual([
+      {
+        consumer: 'storage',
+        topic: TOPICS.policySetDeleted.name,
+        error: expect.stringMatching(/\S/),
+        attempts: 5,
+      },
+    ]);
+  });
+});
