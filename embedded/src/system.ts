@@ -2,8 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startAdminOrgs } from '@policyhub/admin-orgs';
-import { createTransport, type EventTransport } from '@policyhub/events';
-import { buildApp, createClients } from '@policyhub/gateway';
+import { startPolicySets } from '@policyhub/policy-sets';
+import { startRuns } from '@policyhub/runs';
+import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
+import { loadConfig } from '@policyhub/config';
+import { createTransport, type EventTransport, InProcessTransport } from '@policyhub/events';
+import { buildApp, createClients, createEdgeStores } from '@policyhub/gateway';
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger, type Logger } from '@policyhub/telemetry';
 import type { FastifyInstance } from 'fastify';
@@ -17,9 +21,17 @@ export interface SystemOptions {
   /** Use this Postgres instead of starting the embedded one. */
   databaseUrl?: string | undefined;
   kafkaBrokers?: string[] | undefined;
+  /** Gateway principal cache and rate limits in this Redis (else in memory). */
+  redisUrl?: string | undefined;
+  /** Requests per second per token; unset or 0 disables rate limiting (`npm start` passes 30). */
+  rateLimitPerSecond?: number | undefined;
   siteAdminToken?: string | undefined;
   publicUrl?: string | undefined;
+  /** Where the runs service's internal gRPC API (executors, `npm run evaluator`) listens; default a free loopback port. */
+  runsGrpcAddress?: string | undefined;
   logLevel?: string;
+  /** Where every service writes its log lines (default stdout); tests pass a stream to read them. */
+  logDestination?: Parameters<typeof createLogger>[2];
 }
 
 export interface RunningSystem {
@@ -53,7 +65,7 @@ function siteAdminToken(dataDir: string, configured: string | undefined): string
  */
 export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
   const logLevel = options.logLevel ?? 'info';
-  const logger = createLogger('policyhub', logLevel);
+  const logger = createLogger('policyhub', logLevel, options.logDestination);
   const dataDir = resolve(options.dataDir ?? '.data');
   const started: Array<{ close(): Promise<void> }> = [];
   let postgres: EmbeddedPostgresHandle | undefined;
@@ -64,22 +76,65 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       databaseUrl = postgres.url;
     }
     const token = siteAdminToken(dataDir, options.siteAdminToken);
-    const transport = createTransport({ brokers: options.kafkaBrokers, clientId: 'policyhub', logger });
+    // In-process events are held until every consumer below has subscribed (see open() further down).
+    const transport = createTransport({ brokers: options.kafkaBrokers, clientId: 'policyhub', logger, holdUntilOpen: true });
     const shared = { databaseUrl, grpcAddress: LOOPBACK, transport };
-    const serviceLogger = (name: string) => createLogger(name, logLevel);
+    const serviceLogger = (name: string) => createLogger(name, logLevel, options.logDestination);
 
     const adminOrgs = await startAdminOrgs({ ...shared, logger: serviceLogger('admin-orgs'), siteAdminToken: token });
     started.push(adminOrgs);
     const services: Record<string, RunningService> = { 'admin-orgs': adminOrgs };
 
+    // Objects under <dataDir>/objects unless S3_ENDPOINT is set; upload limits from the environment.
+    const storage = await startStorage({
+      ...shared,
+      logger: serviceLogger('storage'),
+      settings: storageSettings(loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir })),
+    });
+    started.push(storage);
+    services.storage = storage;
+
+    const policySets = await startPolicySets({
+      ...shared,
+      logger: serviceLogger('policy-sets'),
+      adminOrgsAddress: adminOrgs.address,
+      storageAddress: storage.address,
+    });
+    started.push(policySets);
+    services['policy-sets'] = policySets;
+
+    const runs = await startRuns({
+      ...shared,
+      grpcAddress: options.runsGrpcAddress ?? LOOPBACK,
+      logger: serviceLogger('runs'),
+      adminOrgsAddress: adminOrgs.address,
+      policySetsAddress: policySets.address,
+      storageAddress: storage.address,
+    });
+    started.push(runs);
+    services.runs = runs;
+
+    // Every consumer is subscribed now: open the in-process bus and deliver whatever outbox rows
+    // (from this start or an earlier, interrupted run) are waiting.
+    if (transport instanceof InProcessTransport) transport.open();
+    await Promise.all(Object.values(services).map((s) => s.relay.flush()));
+
     const clients = createClients({
       adminOrgs: adminOrgs.address,
       policySets: services['policy-sets']?.address ?? adminOrgs.address,
       runs: services.runs?.address ?? adminOrgs.address,
-      storage: services.storage?.address ?? adminOrgs.address,
+      storage: storage.address,
     });
+    const edgeStores = createEdgeStores({
+      redisUrl: options.redisUrl,
+      rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
+      logger,
+    });
+    started.push(edgeStores);
     const app = await buildApp({
       clients,
+      principalCache: edgeStores.principalCache,
+      rateLimiter: edgeStores.rateLimiter,
       logger: serviceLogger('gateway'),
       publicUrl: options.publicUrl,
       isReady: async () => (await Promise.all(Object.values(services).map((s) => s.isReady()))).every(Boolean),

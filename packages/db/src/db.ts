@@ -55,6 +55,14 @@ export class Db implements Queryable {
   /** Runs fn inside one transaction; commits on success, rolls back on any error. */
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // A checked-out client has no pool listener: if Postgres goes away mid-transaction (restart,
+    // failover) its 'error' event would be unhandled and crash the process. The pending or next
+    // query rejects anyway; remember the error so the dead connection is discarded, not pooled.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken ??= err;
+    };
+    client.on('error', onError);
     const tx: Queryable = {
       query: (text, values) => {
         this.queryCount++;
@@ -67,10 +75,13 @@ export class Db implements Queryable {
       await client.query('COMMIT');
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken ??= rollbackError;
+      });
       throw err;
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken);
     }
   }
 

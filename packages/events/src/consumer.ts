@@ -1,4 +1,4 @@
-import { context, propagation } from '@opentelemetry/api';
+import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { decodeMessage } from '@policyhub/contracts';
 import { type Db, isConnectionError, type Queryable } from '@policyhub/db';
 import { metrics, type Logger } from '@policyhub/telemetry';
@@ -40,7 +40,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<Subscript
     const entry = byTopic.get(message.topic);
     if (!entry) return;
     const parent = propagation.extract(context.active(), message.headers);
-    await context.with(parent, async () => {
+    await context.with(parent, () => inConsumerSpan(name, message, async (span) => {
       let lastError: unknown;
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         try {
@@ -57,11 +57,37 @@ export async function startConsumer(options: ConsumerOptions): Promise<Subscript
       }
       await deadLetter(db, name, message, lastError, maxAttempts);
       metrics.consumed.inc({ consumer: name, topic: message.topic, outcome: 'dead_lettered' });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'dead-lettered' });
       logger.error({ consumer: name, topic: message.topic, eventId: message.eventId }, 'event dead-lettered');
-    });
+    }));
   };
 
   return options.transport.subscribe(name, [...byTopic.keys()], handleMessage);
+}
+
+const tracer = trace.getTracer('@policyhub/events');
+
+/**
+ * The consumer's work on one message as a span in the trace that wrote the event (its context
+ * travels in the message headers), so one trace follows a request through the outbox and the bus.
+ */
+function inConsumerSpan(consumer: string, message: BusMessage, work: (span: Span) => Promise<void>): Promise<void> {
+  const attributes = {
+    'messaging.operation.type': 'process',
+    'messaging.destination.name': message.topic,
+    'messaging.consumer.group.name': consumer,
+    'messaging.message.id': message.eventId,
+  };
+  return tracer.startActiveSpan(`process ${message.topic}`, { kind: SpanKind.CONSUMER, attributes }, async (span) => {
+    try {
+      await work(span);
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
 }
 
 async function applyOnce(

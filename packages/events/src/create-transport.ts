@@ -8,11 +8,20 @@ export interface CreateTransportOptions {
   brokers?: string[];
   clientId: string;
   logger: Logger;
+  /** Kafka consumer session timeout (KafkaTransportOptions.sessionTimeoutMs). */
+  sessionTimeoutMs?: number;
+  /** In-process only: refuse publishes until `open()` (see InProcessTransport). */
+  holdUntilOpen?: boolean;
 }
 
 /** The event bus a composition root should use: Kafka when brokers are configured, else in-process. */
 export function createTransport(options: CreateTransportOptions): EventTransport {
   const brokers = (options.brokers ?? []).map((b) => b.trim()).filter((b) => b.length > 0);
-  if (brokers.length === 0) return new InProcessTransport();
-  return new KafkaTransport({ brokers, clientId: options.clientId, logger: options.logger });
+  if (brokers.length === 0) return new InProcessTransport({ held: options.holdUntilOpen });
+  return new KafkaTransport({
+    brokers,
+    clientId: options.clientId,
+    logger: options.logger,
+    sessionTimeoutMs: options.sessionTimeoutMs,
+  });
 }

@@ -7,6 +7,14 @@ interface Group {
   tail: Promise<void>;
 }
 
+/** Thrown by publish while the bus is not accepting messages; the relay simply retries later. */
+export class TransportNotReadyError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'TransportNotReadyError';
+  }
+}
+
 /**
  * The embedded-mode bus: delivers each message to every subscribed group in this process and
  * resolves publish only after every handler has finished, so the outbox row is marked sent only
@@ -15,8 +23,25 @@ interface Group {
 export class InProcessTransport implements EventTransport {
   readonly kind = 'in-process' as const;
   private readonly groups = new Map<string, Group>();
+  private state: 'held' | 'open' | 'closed';
+
+  /**
+   * `held: true` refuses publishes until open(): a process that starts several services opens the
+   * bus once every consumer has subscribed, so an outbox row relayed during start-up is retried
+   * rather than marked sent with nobody listening (it would be lost: nothing persists here).
+   */
+  constructor(options: { held?: boolean } = {}) {
+    this.state = options.held ? 'held' : 'open';
+  }
+
+  open(): void {
+    if (this.state === 'held') this.state = 'open';
+  }
 
   async publish(messages: BusMessage[]): Promise<void> {
+    if (this.state !== 'open') {
+      throw new TransportNotReadyError(`in-process bus is ${this.state === 'held' ? 'not open yet' : 'closed'}`);
+    }
     for (const message of messages) {
       const targets = [...this.groups.values()].filter((g) => g.topics.has(message.topic));
       await Promise.all(targets.map((g) => this.deliver(g, message)));
@@ -42,6 +67,7 @@ export class InProcessTransport implements EventTransport {
   }
 
   async close(): Promise<void> {
+    this.state = 'closed';
     this.groups.clear();
   }
 }

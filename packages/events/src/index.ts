@@ -1,6 +1,6 @@
 export * from './topics.js';
 export type { BusMessage, EventTransport, MessageHandler, Subscription } from './transport.js';
-export { InProcessTransport } from './in-process-transport.js';
+export { InProcessTransport, TransportNotReadyError } from './in-process-transport.js';
 export { KafkaTransport, type KafkaTransportOptions } from './kafka-transport.js';
 export { createTransport, type CreateTransportOptions } from './create-transport.js';
 export { enqueueEvent, type EnqueuedEvent } from './outbox.js';

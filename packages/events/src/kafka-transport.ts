@@ -19,7 +19,17 @@ export interface KafkaTransportOptions {
   brokers: string[];
   clientId: string;
   logger: Logger;
+  /**
+   * How long the group coordinator waits for a silent consumer before it gives the consumer's
+   * partitions to others (kafkajs default 30 s). A crashed process's successor also waits this
+   * long to join its group, so it bounds failover time.
+   */
+  sessionTimeoutMs?: number;
 }
+
+/** kafkajs' default session timeout; heartbeats go out at most every 3 s, and at least thrice per session. */
+const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
+const MAX_HEARTBEAT_INTERVAL_MS = 3_000;
 
 /** Fetch long-poll bound (Kafka's own default); it also bounds how long resume and disconnect take. */
 const FETCH_MAX_WAIT_MS = 500;
@@ -52,9 +62,11 @@ export class KafkaTransport implements EventTransport {
   private producerConnected: Promise<void> | undefined;
   private readonly groups = new Map<string, GroupConsumer>();
   private closing: Promise<void> | undefined;
+  private readonly sessionTimeoutMs: number;
 
   constructor(options: KafkaTransportOptions) {
     this.logger = options.logger;
+    this.sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
@@ -101,6 +113,8 @@ export class KafkaTransport implements EventTransport {
       groupId: group,
       allowAutoTopicCreation: true,
       maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
+      sessionTimeout: this.sessionTimeoutMs,
+      heartbeatInterval: Math.min(MAX_HEARTBEAT_INTERVAL_MS, Math.floor(this.sessionTimeoutMs / 3)),
       retry: { restartOnFailure: async () => !this.closing },
     });
     const state: GroupConsumer = { consumer, handler, failures: new Map(), resumeTimers: new Set() };

@@ -1,6 +1,8 @@
+import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Db } from '@policyhub/db';
 import { metrics, type Logger } from '@policyhub/telemetry';
 import pg from 'pg';
+import { TransportNotReadyError } from './in-process-transport.js';
 import type { BusMessage, EventTransport } from './transport.js';
 
 export interface RelayOptions {
@@ -10,7 +12,16 @@ export interface RelayOptions {
   /** Backstop poll when no NOTIFY arrives (ms). */
   pollMs?: number;
   batchSize?: number;
+  /** How often the outbox lag gauges are refreshed (ms). */
+  lagIntervalMs?: number;
 }
+
+/**
+ * Test hook, for the resilience tests only (e2e/test/resilience-relay-kill.test.ts): the relay
+ * waits this many milliseconds between publishing a batch and marking it sent, so a test can kill
+ * the process inside that window. Unset (0) everywhere else.
+ */
+const PAUSE_BEFORE_MARK_SENT_MS = Number(process.env.POLICYHUB_TEST_RELAY_PAUSE_BEFORE_MARK_SENT_MS) || 0;
 
 interface OutboxRow {
   id: number;
@@ -29,6 +40,7 @@ interface OutboxRow {
 export class OutboxRelay {
   private listener: pg.Client | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private lagTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -39,7 +51,18 @@ export class OutboxRelay {
     await this.listen();
     this.timer = setInterval(() => void this.flush(), this.options.pollMs ?? 1_000);
     this.timer.unref();
+    this.lagTimer = setInterval(() => void this.measureLag(), this.options.lagIntervalMs ?? 15_000);
+    this.lagTimer.unref();
     void this.flush();
+    void this.measureLag();
+  }
+
+  private async measureLag(): Promise<void> {
+    try {
+      await this.pendingCount();
+    } catch (err) {
+      this.options.logger.debug({ err: (err as Error).message }, 'outbox lag not measured');
+    }
   }
 
   private async listen(): Promise<void> {
@@ -77,19 +100,23 @@ export class OutboxRelay {
       this.again = true;
       return this.running;
     }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        try {
-          while ((await this.publishBatch()) > 0) {}
-        } catch (err) {
-          this.options.logger.warn({ err: (err as Error).message }, 'outbox publish failed; will retry');
-          break;
-        }
-      } while (this.again && !this.stopped);
-    })().finally(() => {
-      this.running = undefined;
-    });
+    // The relay's own queries belong to no request: whoever woke it must not adopt them in its trace.
+    this.running = context
+      .with(ROOT_CONTEXT, async () => {
+        do {
+          this.again = false;
+          try {
+            while ((await this.publishBatch()) > 0) {}
+          } catch (err) {
+            const level = err instanceof TransportNotReadyError ? 'debug' : 'warn';
+            this.options.logger[level]({ err: (err as Error).message }, 'outbox publish failed; will retry');
+            break;
+          }
+        } while (this.again && !this.stopped);
+      })
+      .finally(() => {
+        this.running = undefined;
+      });
     return this.running;
   }
 
@@ -109,7 +136,8 @@ export class OutboxRelay {
         payload: r.payload,
         headers: { ...r.headers, 'event-id': r.event_id },
       }));
-      await transport.publish(messages);
+      await publishInOriginalContext(transport, messages);
+      if (PAUSE_BEFORE_MARK_SENT_MS > 0) await new Promise((r) => setTimeout(r, PAUSE_BEFORE_MARK_SENT_MS));
       await tx.query('UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
       return rows.length;
     });
@@ -131,19 +159,42 @@ export class OutboxRelay {
     clearTimeout(timer);
   }
 
+  /** Counts unsent rows and refreshes the outbox lag gauges (pending rows, age of the oldest). */
   async pendingCount(): Promise<number> {
-    const { rows } = await this.options.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL',
+    const { rows } = await this.options.db.query<{ n: number; age: number | null }>(
+      `SELECT (SELECT count(*)::int FROM outbox WHERE sent_at IS NULL) AS n,
+              (SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM outbox
+                WHERE sent_at IS NULL ORDER BY id LIMIT 1) AS age`,
     );
     const n = rows[0]?.n ?? 0;
-    metrics.outboxLag.set({ service: this.options.db.schema }, n);
+    const labels = { service: this.options.db.schema };
+    metrics.outboxLag.set(labels, n);
+    metrics.outboxOldestAge.set(labels, Math.max(0, rows[0]?.age ?? 0));
     return n;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.lagTimer) clearInterval(this.lagTimer);
     await this.running?.catch(() => {});
     await this.listener?.end().catch(() => {});
+  }
+}
+
+/**
+ * Publishes each run of consecutive messages written under the same trace context inside that
+ * context (stored with the outbox row), so a producer span joins the trace of the request that
+ * wrote the event and the transport propagates that trace to consumers. Order is kept.
+ */
+async function publishInOriginalContext(transport: EventTransport, messages: BusMessage[]): Promise<void> {
+  let start = 0;
+  while (start < messages.length) {
+    const traceparent = messages[start]!.headers.traceparent;
+    let end = start + 1;
+    while (end < messages.length && messages[end]!.headers.traceparent === traceparent) end++;
+    const run = messages.slice(start, end);
+    await context.with(propagation.extract(ROOT_CONTEXT, run[0]!.headers), () => transport.publish(run));
+    start = end;
   }
 }

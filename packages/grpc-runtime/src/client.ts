@@ -25,6 +25,11 @@ const channelOptions = {
   'grpc.max_receive_message_length': 8 * 1024 * 1024,
   'grpc.max_send_message_length': 8 * 1024 * 1024,
   'grpc.keepalive_time_ms': 30_000,
+  // After a downstream restart, calls fail fast (UNAVAILABLE → 503) only until the next reconnect
+  // attempt; grpc-js's default backoff grows to 2 minutes, which would keep a recovered service
+  // unreachable long after it is back.
+  'grpc.initial_reconnect_backoff_ms': 500,
+  'grpc.max_reconnect_backoff_ms': 2_000,
 };
 
 export function buildMetadata(options: CallOptions | undefined): grpc.Metadata {

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { isAppError, unavailable } from '@policyhub/errors';
+import { metrics } from '@policyhub/telemetry';
 import { type Principal, readPrincipal } from './principal.js';
 import { toServiceError } from './status.js';
 
@@ -21,7 +22,8 @@ export type Handlers<H> = {
 
 /**
  * Adapts async handlers to grpc-js: reads the principal, maps domain errors to statuses, and logs
- * (never sends) the cause of unexpected failures. Streaming handlers pass through untouched.
+ * (never sends) the cause of unexpected failures. Streaming handlers are left to themselves.
+ * Every call, streaming or not, is timed into `policyhub_rpc_duration_seconds`.
  */
 export function implement<H>(
   impl: Handlers<H>,
@@ -29,23 +31,82 @@ export function implement<H>(
 ): grpc.UntypedServiceImplementation {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(impl as Record<string, unknown>)) {
-    if (typeof fn !== 'function' || (fn as { stream?: boolean }).stream) {
+    if (typeof fn !== 'function') {
       out[name] = fn;
+      continue;
+    }
+    if ((fn as { stream?: boolean }).stream) {
+      out[name] = timedStream(name, fn as StreamHandler);
       continue;
     }
     const handler = fn as (req: unknown, ctx: RpcContext) => Promise<unknown>;
     out[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      const observe = startTimer(call, name);
       const ctx: RpcContext = { principal: readPrincipal(call.metadata), metadata: call.metadata };
       handler(call.request, ctx).then(
-        (res) => callback(null, res),
-        (err: unknown) => callback(asServiceError(err, name, options)),
+        (res) => {
+          observe(grpc.status.OK);
+          callback(null, res);
+        },
+        (err: unknown) => {
+          const serviceError = asServiceError(err, name, options);
+          observe(serviceError.code);
+          callback(serviceError);
+        },
       );
     };
   }
   return out as grpc.UntypedServiceImplementation;
 }
 
-/** Marks a streaming handler so implement() leaves it alone. */
+/** What every server call offers: its path (`/package.Service/Method`) and stream events. */
+type ServerCall = { getPath(): string };
+type StreamCall = ServerCall & NodeJS.EventEmitter;
+type StreamHandler = (call: StreamCall, callback?: grpc.sendUnaryData<unknown>) => unknown;
+
+/**
+ * Starts timing a call; the returned function records it once with its final status. Labels are
+ * the full gRPC service name and method from the call's path (`/policyhub.storage.v1.Storage/Put`).
+ */
+function startTimer(call: ServerCall, fallbackMethod: string): (code: grpc.status) => void {
+  const started = process.hrtime.bigint();
+  const path = call.getPath?.() ?? '';
+  const slash = path.lastIndexOf('/');
+  const service = slash > 0 ? path.slice(1, slash) : 'unknown';
+  const method = slash > 0 ? path.slice(slash + 1) : fallbackMethod;
+  let recorded = false;
+  return (code) => {
+    if (recorded) return;
+    recorded = true;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    metrics.rpcs.observe({ service, method, code: grpc.status[code] ?? String(code) }, seconds);
+  };
+}
+
+const codeOf = (err: unknown): grpc.status =>
+  typeof (err as { code?: unknown })?.code === 'number' ? (err as { code: grpc.status }).code : grpc.status.UNKNOWN;
+
+/**
+ * Times a streaming handler without changing it: client streams end with their callback, server
+ * and bidirectional streams when the call finishes, fails or is cancelled.
+ */
+function timedStream(name: string, fn: StreamHandler): StreamHandler {
+  return (call, callback) => {
+    const observe = startTimer(call, name);
+    if (typeof callback === 'function') {
+      return fn(call, (err, value, trailer, flags) => {
+        observe(err ? codeOf(err) : grpc.status.OK);
+        callback(err, value, trailer, flags);
+      });
+    }
+    call.once('finish', () => observe(grpc.status.OK));
+    call.once('error', (err: unknown) => observe(codeOf(err)));
+    call.once('cancelled', () => observe(grpc.status.CANCELLED));
+    return fn(call);
+  };
+}
+
+/** Marks a streaming handler so implement() passes it through (only timing its calls). */
 export function streaming<T extends (...args: never[]) => unknown>(fn: T): T {
   return Object.assign(fn, { stream: true });
 }

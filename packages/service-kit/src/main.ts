@@ -1,6 +1,6 @@
 import { env, loadConfig, z } from '@policyhub/config';
 import { createTransport, type EventTransport } from '@policyhub/events';
-import { createLogger, startOpsServer } from '@policyhub/telemetry';
+import { createLogger, shutdownTracing, startOpsServer } from '@policyhub/telemetry';
 import type { RunningService } from './grpc-service.js';
 
 /** Variables every service process reads (DESIGN §3). */
@@ -10,6 +10,8 @@ export const serviceConfigShape = {
   GRPC_PORT: env.port(50051),
   OPS_PORT: env.port(9464),
   KAFKA_BROKERS: env.brokers(),
+  /** Failover bound after a crash: a consumer silent this long loses its partitions (≥ 6 s on real brokers). */
+  KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 1_000),
   LOG_LEVEL: env.logLevel(),
   MIGRATE_ONLY: env.bool(false),
 };
@@ -36,7 +38,12 @@ export async function runServiceMain<S extends z.ZodRawShape>(
     process.exit(2);
   }
   const logger = createLogger(name, config.LOG_LEVEL);
-  const transport = createTransport({ brokers: config.KAFKA_BROKERS, clientId: name, logger });
+  const transport = createTransport({
+    brokers: config.KAFKA_BROKERS,
+    clientId: name,
+    logger,
+    sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+  });
   const service = await start(config, { transport, logger });
   if (config.MIGRATE_ONLY) {
     logger.info('migrations done; exiting (MIGRATE_ONLY)');
@@ -49,6 +56,8 @@ export async function runServiceMain<S extends z.ZodRawShape>(
     ops.close();
     await service.close();
     await transport.close();
+    // Spans still batched for the collector; resolves at once when tracing is off.
+    await shutdownTracing();
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop());

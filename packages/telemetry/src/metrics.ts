@@ -43,6 +43,16 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  outboxOldestAge: once(
+    'outboxAge',
+    () =>
+      new client.Gauge({
+        name: 'policyhub_outbox_oldest_pending_seconds',
+        help: 'Age of the oldest outbox row not yet published, by service (0 when none is pending)',
+        labelNames: ['service'],
+        registers: [registry],
+      }),
+  ),
   consumed: once(
     'consumed',
     () =>

@@ -1,5 +1,9 @@
 /** Polls `check` until it returns a truthy value or the timeout passes (for background effects). */
-export async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  everyMs = 25,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < until) {

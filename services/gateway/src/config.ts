@@ -10,6 +10,8 @@ export const gatewayConfigShape = {
   STORAGE_ADDR: env.address('127.0.0.1:50054'),
   PUBLIC_URL: env.optionalUrl(),
   REDIS_URL: env.optionalUrl(),
+  /** Requests per second per token (anonymous: per client address); 0 disables the limit. */
+  RATE_LIMIT_PER_SECOND: env.int(30),
   LOG_LEVEL: env.logLevel(),
   REQUEST_BODY_LIMIT: env.int(1024 * 1024, 1024),
 };

@@ -1,8 +1,9 @@
 import { loadConfig } from '@policyhub/config';
-import { createLogger } from '@policyhub/telemetry';
+import { createLogger, shutdownTracing } from '@policyhub/telemetry';
 import { buildApp } from './app.js';
 import { createClients } from './clients/index.js';
 import { gatewayConfigShape } from './config.js';
+import { createEdgeStores } from './edge-stores.js';
 
 let config: ReturnType<typeof loadConfig<typeof gatewayConfigShape>>;
 try {
@@ -18,7 +19,19 @@ const clients = createClients({
   runs: config.RUNS_ADDR,
   storage: config.STORAGE_ADDR,
 });
-const app = await buildApp({ clients, logger, publicUrl: config.PUBLIC_URL, bodyLimit: config.REQUEST_BODY_LIMIT });
+const stores = createEdgeStores({
+  redisUrl: config.REDIS_URL,
+  rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
+  logger,
+});
+const app = await buildApp({
+  clients,
+  logger,
+  publicUrl: config.PUBLIC_URL,
+  bodyLimit: config.REQUEST_BODY_LIMIT,
+  principalCache: stores.principalCache,
+  rateLimiter: stores.rateLimiter,
+});
 await app.listen({ port: config.PORT, host: config.HOST });
 logger.info({ port: config.PORT }, 'gateway listening');
 
@@ -26,6 +39,8 @@ const stop = async () => {
   logger.info('shutting down');
   await app.close();
   clients.close();
+  await stores.close();
+  await shutdownTracing();
   process.exit(0);
 };
 process.once('SIGTERM', () => void stop());

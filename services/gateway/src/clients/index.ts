@@ -17,6 +17,14 @@ export function createClients(addresses: ServiceAddresses) {
     teams: createClient(pkg.adminorgs.v1.Teams, addresses.adminOrgs),
     projects: createClient(pkg.adminorgs.v1.Projects, addresses.adminOrgs),
     workspaces: createClient(pkg.adminorgs.v1.Workspaces, addresses.adminOrgs),
+    adminOrganizations: createClient(pkg.adminorgs.v1.AdminOrganizations, addresses.adminOrgs),
+    policies: createClient(pkg.policysets.v1.Policies, addresses.policySets),
+    policySets: createClient(pkg.policysets.v1.PolicySets, addresses.policySets),
+    policySetVersions: createClient(pkg.policysets.v1.PolicySetVersions, addresses.policySets),
+    storage: createClient(pkg.storage.v1.Storage, addresses.storage),
+    runs: createClient(pkg.runs.v1.Runs, addresses.runs),
+    comments: createClient(pkg.runs.v1.Comments, addresses.runs),
+    policyChecks: createClient(pkg.runs.v1.PolicyChecks, addresses.runs),
   };
   return {
     ...clients,

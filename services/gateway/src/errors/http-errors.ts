@@ -43,6 +43,7 @@ const DEFAULT_TITLES: Record<number, string> = {
   404: 'not found',
   409: 'conflict',
   413: 'payload too large',
+  414: 'uri too long',
   415: 'unsupported media type',
   422: 'unprocessable entity',
   429: 'too many requests',

@@ -1,7 +1,8 @@
 import { AppError, badRequest } from '@policyhub/errors';
 import { metrics, type Logger } from '@policyhub/telemetry';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpError, httpErrorFromAppError, httpErrorFromGrpc, isGrpcError } from '../errors/http-errors.js';
+import { nulCharacterError, nulCharacterPointer } from './nul-characters.js';
 
 export const JSON_API = 'application/vnd.api+json';
 export const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -37,11 +38,20 @@ export function registerBodyParsing(app: FastifyInstance): void {
     (_req, body: string | Buffer, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, undefined);
+      let parsed: unknown;
       try {
-        done(null, JSON.parse(text));
+        parsed = JSON.parse(text);
       } catch {
-        done(badRequest('GATEWAY_MALFORMED_JSON', 'the request body is not valid JSON') as unknown as Error, undefined);
+        done(
+          badRequest('GATEWAY_MALFORMED_JSON', 'the request body is not valid JSON') as unknown as Error,
+          undefined,
+        );
+        return;
       }
+      // A NUL can only arrive escaped (`\u0000`): look for one only when the text holds that escape.
+      const nul = text.includes('\\u0000') ? nulCharacterPointer(parsed) : undefined;
+      if (nul !== undefined) done(nulCharacterError({ pointer: nul }) as unknown as Error, undefined);
+      else done(null, parsed);
     },
   );
 }
@@ -64,6 +74,18 @@ export function registerErrorHandling(app: FastifyInstance, logger: Logger): voi
   app.setNotFoundHandler((_request, reply) => {
     reply.status(404).type(JSON_API).send(httpError(404).body);
   });
+}
+
+/**
+ * Router errors, raised before any route or hook runs: a URL that is not validly percent-encoded
+ * (400) and a path parameter longer than maxParamLength (414). Same JSON:API shape as every error.
+ */
+export function sendFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const mapped = tooLong
+    ? httpError(414, 'a path segment of the URL is too long')
+    : httpError(400, 'the URL is not validly percent-encoded');
+  reply.status(mapped.statusCode).type(JSON_API).send(mapped.body);
 }
 
 const clientMessage = (err: FastifyError): string => {

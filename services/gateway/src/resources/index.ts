@@ -1,9 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../route-context.js';
+import { registerAdminOrganizationRoutes } from './admin-organizations/routes.js';
+import { registerCommentRoutes } from './comments/routes.js';
 import { registerMetaRoutes } from './meta/routes.js';
 import { registerOrganizationRoutes } from './organizations/routes.js';
+import { registerPolicyRoutes } from './policies/routes.js';
+import { registerPolicySetRoutes } from './policy-sets/routes.js';
+import { registerPolicySetVersionRoutes } from './policy-set-versions/routes.js';
+import { registerPolicyCheckRoutes } from './policy-checks/routes.js';
 import { registerProjectRoutes } from './projects/routes.js';
+import { registerRunEventRoutes } from './run-events/routes.js';
+import { registerRunRoutes } from './runs/routes.js';
 import { registerTeamRoutes } from './teams/routes.js';
+import { registerUploadRoutes } from './uploads/routes.js';
 import { registerUserRoutes } from './users/routes.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 
@@ -15,4 +24,13 @@ export function registerResources(app: FastifyInstance, ctx: RouteContext): void
   registerTeamRoutes(app, ctx);
   registerProjectRoutes(app, ctx);
   registerWorkspaceRoutes(app, ctx);
+  registerAdminOrganizationRoutes(app, ctx);
+  registerPolicyRoutes(app, ctx);
+  registerPolicySetRoutes(app, ctx);
+  registerPolicySetVersionRoutes(app, ctx);
+  registerUploadRoutes(app, ctx);
+  registerRunRoutes(app, ctx);
+  registerRunEventRoutes(app, ctx);
+  registerCommentRoutes(app, ctx);
+  registerPolicyCheckRoutes(app, ctx);
 }

@@ -30,8 +30,8 @@ export function registerTeamRoutes(app: FastifyInstance, { clients }: RouteConte
   app.post('/organizations/:org/teams', { config: { changesAccess: true } }, async (request, reply) => {
     const doc = new RequestDocument(request.body, 'teams');
     const name = doc.string('name', { required: true, maxLength: 90 });
-    doc.done();
     const permissions = readOrganizationAccess(doc);
+    doc.done();
     const team = await clients.teams.CreateTeam(
       { organization: paramsOf<'org'>(request).org, name, permissions },
       as(request),

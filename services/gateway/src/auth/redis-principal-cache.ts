@@ -1,0 +1,92 @@
+import type { Principal } from '@policyhub/grpc-runtime';
+import type { Redis } from 'ioredis';
+import { KEY_PREFIX } from '../redis/create-redis.js';
+import { LuaScript } from '../redis/lua-script.js';
+import type { PrincipalCache } from './principal-cache.js';
+
+/**
+ * Reads the current epoch and the entry stored under it in one round trip. Returns
+ * {epoch, principal JSON or false}.
+ */
+const READ_ENTRY = new LuaScript(
+  `local epoch = redis.call('GET', KEYS[1]) or '0'
+return {epoch, redis.call('GET', ARGV[1] .. epoch .. ':' .. ARGV[2])}`,
+  1,
+);
+
+export interface RedisPrincipalCacheOptions {
+  /** How long an authenticated principal is reused (default 5 s). */
+  ttlMs?: number;
+  keyPrefix?: string;
+}
+
+/**
+ * The principal cache shared by every gateway replica. Entries are keyed by the token's SHA-256
+ * (never the token) and by an epoch: invalidateAll() increments the epoch, so every replica stops
+ * reading the old entries at once, and they expire on their own a few seconds later.
+ *
+ * A principal authenticated while the epoch moved on is stored under the epoch its lookup saw,
+ * so it is never read: a membership change cannot be undone by a request that raced it.
+ * Redis failures read as misses and skipped writes; the caller then authenticates each time.
+ */
+export class RedisPrincipalCache implements PrincipalCache {
+  private readonly ttlMs: number;
+  private readonly epochKey: string;
+  private readonly entryPrefix: string;
+  /** The epoch each pending miss observed, until set() stores the principal under it. */
+  private readonly missEpochs = new Map<string, string>();
+
+  constructor(
+    private readonly redis: Redis,
+    options: RedisPrincipalCacheOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 5_000;
+    // One hash tag, so on Redis Cluster the epoch and the entries live in the same slot.
+    const base = `${options.keyPrefix ?? KEY_PREFIX}{principals}:`;
+    this.epochKey = `${base}epoch`;
+    this.entryPrefix = `${base}entry:`;
+  }
+
+  async get(tokenHash: string): Promise<Principal | undefined> {
+    let result: [string, string | null];
+    try {
+      result = (await READ_ENTRY.run(this.redis, [this.epochKey], [this.entryPrefix, tokenHash])) as [
+        string,
+        string | null,
+      ];
+    } catch {
+      return undefined;
+    }
+    const [epoch, json] = result;
+    if (json) {
+      try {
+        return JSON.parse(json) as Principal;
+      } catch {
+        // A corrupt entry is a miss; the next set() overwrites it.
+      }
+    }
+    if (this.missEpochs.size >= 10_000) this.missEpochs.clear();
+    this.missEpochs.set(tokenHash, epoch);
+    return undefined;
+  }
+
+  async set(tokenHash: string, principal: Principal): Promise<void> {
+    const epoch = this.missEpochs.get(tokenHash);
+    this.missEpochs.delete(tokenHash);
+    try {
+      const key = `${this.entryPrefix}${epoch ?? (await this.redis.get(this.epochKey)) ?? '0'}:${tokenHash}`;
+      await this.redis.set(key, JSON.stringify(principal), 'PX', this.ttlMs);
+    } catch {
+      // Not cached this time; authentication still succeeded.
+    }
+  }
+
+  /**
+   * Called after a committed change of access, so it must not fail the response. If Redis cannot
+   * take the increment it cannot serve entries either (reads fail as misses), and entries expire
+   * within `ttlMs` anyway.
+   */
+  async invalidateAll(): Promise<void> {
+    await this.redis.incr(this.epochKey).catch(() => {});
+  }
+}
