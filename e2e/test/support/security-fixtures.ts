@@ -1,0 +1,144 @@
+import { expect } from 'vitest';
+import { policyArchive } from './archives.js';
+import { createPolicy, createPolicySet, createProject, createWorkspace, uniqueName } from './fixtures.js';
+import {
+  claimCheck,
+  createRun,
+  guardedWorkspace,
+  type InternalRunsApi,
+  internalRunsApi,
+  planJson,
+} from './runs.js';
+import type { OrgContext } from './security-world.js';
+import type { TestSystem } from './system.js';
+
+const internalApis = new WeakMap<TestSystem, InternalRunsApi>();
+
+/** The runs service's internal gRPC API (executor, evaluator), one per system. */
+function internalApiOf(t: TestSystem): InternalRunsApi {
+  let api = internalApis.get(t);
+  if (!api) {
+    api = internalRunsApi(t);
+    internalApis.set(t, api);
+  }
+  return api;
+}
+
+export function closeInternalApi(t: TestSystem): void {
+  internalApis.get(t)?.close();
+  internalApis.delete(t);
+}
+
+/**
+ * Real resources in one organization, created by its owner over HTTP (and, for runs and checks,
+ * through the internal executor/evaluator API, as a real executor would). `fresh*` make a new
+ * one per call (for calls that delete or change it); `shared*` make one and reuse it (reads).
+ */
+export class SecurityFixtures {
+  private readonly memo = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly t: TestSystem,
+    private readonly org: OrgContext,
+  ) {}
+
+  private get api() {
+    return this.org.owner.api;
+  }
+
+  private shared<T>(key: string, make: () => Promise<T>): Promise<T> {
+    let value = this.memo.get(key) as Promise<T> | undefined;
+    if (!value) {
+      value = make();
+      this.memo.set(key, value);
+    }
+    return value;
+  }
+
+  freshWorkspace = () => createWorkspace(this.api, this.org.name);
+  freshProject = () => createProject(this.api, this.org.name);
+  freshPolicy = () => createPolicy(this.api, this.org.name);
+  freshPolicySet = () => createPolicySet(this.api, this.org.name);
+
+  /** A pending version of a fresh set: its id and upload URL. */
+  freshVersion = async () => {
+    const set = await this.freshPolicySet();
+    const res = await this.api.post(`/policy-sets/${set.id}/versions`);
+    expect(res.status, res.text).toBe(201);
+    return { id: res.body.data.id as string, upload: res.body.data.links.upload as string, setId: set.id };
+  };
+
+  freshRun = async () => createRun(this.api, (await this.sharedWorkspace()).id);
+
+  freshTeam = async () => {
+    const res = await this.api.post(`/organizations/${this.org.name}/teams`, {
+      data: { type: 'teams', attributes: { name: uniqueName('team'), 'organization-access': {} } },
+    });
+    expect(res.status, res.text).toBe(201);
+    return { id: res.body.data.id as string };
+  };
+
+  /** A run whose check soft-failed: the one state an override accepts. */
+  freshSoftFailedCheck = async () => {
+    const internal = internalApiOf(this.t);
+    const name = uniqueName('soft');
+    const { workspace, set } = await guardedWorkspace(this.api, this.org.name, [
+      { name, level: 'soft-mandatory' },
+    ]);
+    const run = await createRun(this.api, workspace.id);
+    await internal.executor.ReportPlanFinished({ runId: run.id, planJson: planJson(['aws_s3_bucket']) });
+    const shown = await this.api.get(`/runs/${run.id}`);
+    const checkId = shown.body.data.relationships['policy-checks'].data[0].id as string;
+    const lease = await claimCheck(internal, checkId);
+    await internal.evaluator.CompletePolicyCheck({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+      outcomes: [{ policySetId: set.id, policyName: name, passed: false }],
+      durationMs: 1,
+      engineDetailsJson: '{}',
+      report: 'kind_a Result: false\n\n1 policies evaluated.\n',
+    });
+    return { checkId, runId: run.id };
+  };
+
+  archive = () => policyArchive();
+
+  sharedWorkspace = () => this.shared('workspace', this.freshWorkspace);
+  sharedProject = () => this.shared('project', this.freshProject);
+  sharedPolicy = () =>
+    this.shared('policy', async () => {
+      const policy = await this.freshPolicy();
+      const upload = await this.api.put(
+        `/policies/${policy.id}/upload`,
+        Buffer.from('main = rule { true }\n'),
+        {
+          'content-type': 'application/octet-stream',
+        },
+      );
+      expect(upload.status, upload.text).toBe(204);
+      return policy;
+    });
+  sharedPolicySet = () => this.shared('policy-set', this.freshPolicySet);
+  sharedVersion = () => this.shared('version', this.freshVersion);
+  sharedRun = () => this.shared('run', this.freshRun);
+  sharedTeam = () => this.shared('team', this.freshTeam);
+  sharedCheck = () => this.shared('check', this.freshSoftFailedCheck);
+
+  sharedComment = () =>
+    this.shared('comment', async () => {
+      const run = await this.sharedRun();
+      const res = await this.api.post(`/runs/${run.id}/comments`, {
+        data: { type: 'comments', attributes: { body: 'looks good' } },
+      });
+      expect(res.status, res.text).toBe(201);
+      return { id: res.body.data.id as string, runId: run.id };
+    });
+
+  sharedRunEvent = () =>
+    this.shared('run-event', async () => {
+      const run = await this.sharedRun();
+      const res = await this.api.get(`/runs/${run.id}/run-events`);
+      expect(res.status, res.text).toBe(200);
+      return { id: res.body.data[0].id as string };
+    });
+}

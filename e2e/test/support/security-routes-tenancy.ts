@@ -1,0 +1,283 @@
+import { uniqueName } from './fixtures.js';
+import {
+  API,
+  AUTHENTICATED,
+  document,
+  type Endpoint,
+  identifiers,
+  LIST,
+  NO_BODY,
+  org,
+  PUBLIC,
+  SITE_ADMIN,
+} from './security-endpoint.js';
+
+/** Operations, users and tokens, organizations, teams, projects and workspaces. */
+export const TENANCY_ENDPOINTS: Endpoint[] = [
+  // Operations (outside /api/v2) and the client handshake.
+  {
+    method: 'GET',
+    path: '/healthz',
+    access: PUBLIC,
+    success: 200,
+    body: NO_BODY,
+    prepare: async () => ({ params: {} }),
+  },
+  {
+    method: 'GET',
+    path: '/readyz',
+    access: PUBLIC,
+    success: 200,
+    body: NO_BODY,
+    prepare: async () => ({ params: {} }),
+  },
+  {
+    method: 'GET',
+    path: '/metrics',
+    access: PUBLIC,
+    success: 200,
+    body: NO_BODY,
+    prepare: async () => ({ params: {} }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/ping`,
+    access: PUBLIC,
+    success: 204,
+    body: NO_BODY,
+    prepare: async () => ({ params: {} }),
+  },
+
+  // Users and tokens.
+  {
+    method: 'POST',
+    path: `${API}/admin/users`,
+    access: SITE_ADMIN,
+    success: 201,
+    body: {
+      shape: 'document',
+      attributes: { username: 'string', email: 'string', 'is-site-admin': 'boolean' },
+    },
+    prepare: async () => {
+      const username = uniqueName('u');
+      return { params: {}, body: document('users', { username, email: `${username}@example.com` }) };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${API}/users/:id/authentication-tokens`,
+    access: { kind: 'self' },
+    success: 201,
+    body: {
+      shape: 'document',
+      attributes: { description: 'string' },
+      emptyTypeAllowed: true,
+      optional: true,
+    },
+    prepare: async (w) => {
+      const self = await w.freshUser();
+      return {
+        params: { id: self.id },
+        self,
+        body: document('authentication-tokens', { description: 'ci' }),
+      };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API}/account/details`,
+    access: AUTHENTICATED,
+    success: 200,
+    body: NO_BODY,
+    prepare: async () => ({ params: {} }),
+  },
+
+  // Organizations and teams.
+  {
+    method: 'POST',
+    path: `${API}/organizations`,
+    access: AUTHENTICATED,
+    success: 201,
+    body: { shape: 'document', attributes: { name: 'string', email: 'string' } },
+    prepare: async () => {
+      const name = uniqueName('org');
+      return { params: {}, body: document('organizations', { name, email: `ops@${name}.example` }) };
+    },
+  },
+  {
+    method: 'GET',
+    path: `${API}/organizations`,
+    access: AUTHENTICATED,
+    success: 200,
+    body: NO_BODY,
+    query: LIST,
+    prepare: async () => ({ params: {} }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/organizations/:name`,
+    access: org('member'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { name: o.name } }),
+  },
+  {
+    method: 'PATCH',
+    path: `${API}/organizations/:name`,
+    access: org('owner'),
+    success: 200,
+    body: { shape: 'document', attributes: { name: 'string', email: 'string' } },
+    prepare: async (_w, o) => ({
+      params: { name: o.name },
+      body: document('organizations', { email: `security@${o.name}.example` }),
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: `${API}/organizations/:name`,
+    access: org('owner'),
+    success: 204,
+    body: NO_BODY,
+    prepare: async (w) => {
+      const fresh = await w.freshOrg();
+      return { params: { name: fresh.name }, org: fresh };
+    },
+  },
+  {
+    method: 'POST',
+    path: `${API}/organizations/:org/teams`,
+    access: org('owner'),
+    success: 201,
+    body: { shape: 'document', attributes: { name: 'string', 'organization-access': 'object' } },
+    prepare: async (_w, o) => ({
+      params: { org: o.name },
+      body: document('teams', { name: uniqueName('team'), 'organization-access': { 'read-runs': true } }),
+    }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/teams/:id`,
+    access: org('member'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedTeam()).id } }),
+  },
+  ...(['POST', 'DELETE'] as const).map(
+    (method): Endpoint => ({
+      method,
+      path: `${API}/teams/:id/relationships/users`,
+      access: org('owner'),
+      success: 204,
+      body: { shape: 'identifiers' },
+      prepare: async (w, o) => {
+        const [team, user] = await Promise.all([o.fixtures.freshTeam(), w.freshUser()]);
+        return { params: { id: team.id }, body: identifiers('users', [user.id]) };
+      },
+    }),
+  ),
+
+  // Projects and workspaces: any member reads, the manage-* permission changes.
+  {
+    method: 'POST',
+    path: `${API}/organizations/:org/projects`,
+    access: org('manage-projects'),
+    success: 201,
+    body: { shape: 'document', attributes: { name: 'string', description: 'string' } },
+    prepare: async (_w, o) => ({
+      params: { org: o.name },
+      body: document('projects', { name: uniqueName('prj') }),
+    }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/organizations/:org/projects`,
+    access: org('member'),
+    success: 200,
+    body: NO_BODY,
+    query: LIST,
+    prepare: async (_w, o) => ({ params: { org: o.name } }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/projects/:id`,
+    access: org('member'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedProject()).id } }),
+  },
+  {
+    method: 'PATCH',
+    path: `${API}/projects/:id`,
+    access: org('manage-projects'),
+    success: 200,
+    body: { shape: 'document', attributes: { name: 'string', description: 'string' } },
+    prepare: async (_w, o) => ({
+      params: { id: (await o.fixtures.freshProject()).id },
+      body: document('projects', { description: 'changed' }),
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: `${API}/projects/:id`,
+    access: org('manage-projects'),
+    success: 204,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.freshProject()).id } }),
+  },
+  {
+    method: 'POST',
+    path: `${API}/organizations/:org/workspaces`,
+    access: org('manage-workspaces'),
+    success: 201,
+    body: { shape: 'document', attributes: { name: 'string', description: 'string' } },
+    prepare: async (_w, o) => ({
+      params: { org: o.name },
+      body: document('workspaces', { name: uniqueName('ws') }),
+    }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/organizations/:org/workspaces`,
+    access: org('member'),
+    success: 200,
+    body: NO_BODY,
+    query: LIST,
+    prepare: async (_w, o) => ({ params: { org: o.name } }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/workspaces/:id`,
+    access: org('member'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedWorkspace()).id } }),
+  },
+  {
+    method: 'PATCH',
+    path: `${API}/workspaces/:id`,
+    access: org('manage-workspaces'),
+    success: 200,
+    body: { shape: 'document', attributes: { name: 'string', description: 'string' } },
+    prepare: async (_w, o) => ({
+      params: { id: (await o.fixtures.freshWorkspace()).id },
+      body: document('workspaces', { description: 'changed' }),
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: `${API}/workspaces/:id`,
+    access: org('manage-workspaces'),
+    success: 204,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.freshWorkspace()).id } }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/workspaces/:id/runs`,
+    access: org('read-runs'),
+    success: 200,
+    body: NO_BODY,
+    query: { paginated: true, include: true },
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedWorkspace()).id } }),
+  },
+];

@@ -1,0 +1,118 @@
+import type { Principal } from '@policyhub/grpc-runtime';
+import { notFound } from '@policyhub/errors';
+import { createLogger } from '@policyhub/telemetry';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import type { Clients } from '../src/clients/index.js';
+import { nulCharacterPointer } from '../src/plugins/nul-characters.js';
+
+const TOKEN = 'ph.token';
+const admin: Principal = { userId: 'user-1', username: 'admin', isSiteAdmin: true, memberships: {} };
+
+describe('nulCharacterPointer', () => {
+  it('points at the first string or key holding U+0000, escaping the pointer', () => {
+    expect(nulCharacterPointer({ data: { attributes: { name: 'ok', description: 'a\u0000b' } } })).toBe(
+      '/data/attributes/description',
+    );
+    expect(nulCharacterPointer({ data: [{ id: 'x' }, { id: '\u0000' }] })).toBe('/data/1/id');
+    expect(nulCharacterPointer({ 'a/b~c': { 'k\u0000': 1 } })).toBe('/a~1b~0c/k\u0000');
+    expect(nulCharacterPointer({ data: { attributes: { name: 'a\\u0000', n: 1, b: true, z: null } } })).toBe(
+      undefined,
+    );
+  });
+
+  it('walks bodies nested far deeper than the call stack allows', () => {
+    const depth = 500_000;
+    const deep = JSON.parse(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`);
+    expect(nulCharacterPointer(deep)).toBe('/0'.repeat(depth));
+  });
+});
+
+describe('the edge refuses NUL characters and bad URLs before any service sees them', () => {
+  let app: FastifyInstance;
+  const reached: unknown[] = [];
+
+  beforeAll(async () => {
+    const clients = {
+      identity: { Authenticate: async () => ({ ...admin, memberships: [] }) },
+      organizations: {
+        GetOrganization: async (req: unknown) => {
+          reached.push(req);
+          throw notFound();
+        },
+        CreateOrganization: async (req: unknown) => {
+          reached.push(req);
+          throw notFound();
+        },
+      },
+    } as unknown as Clients;
+    app = await buildApp({ clients, logger: createLogger('gateway', 'silent') });
+  });
+  afterAll(() => app.close());
+
+  const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/vnd.api+json' };
+
+  it('a body string holding NUL is a 422 pointing at it', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v2/organizations',
+      headers: auth,
+      payload: '{"data":{"type":"organizations","attributes":{"name":"a","email":"x\\u0000@y"}}}',
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({
+      errors: [
+        {
+          status: '422',
+          title: 'invalid attribute',
+          detail: 'must not contain the NUL character (\\u0000)',
+          source: { pointer: '/data/attributes/email' },
+        },
+      ],
+    });
+    expect(reached).toEqual([]);
+  });
+
+  it('an escaped backslash followed by u0000 is ordinary text', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v2/organizations',
+      headers: auth,
+      payload: '{"data":{"type":"organizations","attributes":{"name":"a\\\\u0000","email":"x@y"}}}',
+    });
+    expect(res.statusCode).toBe(404);
+    expect(reached.pop()).toMatchObject({ name: 'a\\u0000' });
+  });
+
+  it('a path parameter holding NUL is a 404 (after authentication), a query value a 422', async () => {
+    const path = await app.inject({ method: 'GET', url: '/api/v2/organizations/acme%00', headers: auth });
+    expect(path.statusCode).toBe(404);
+    expect(path.json()).toEqual({ errors: [{ status: '404', title: 'not found' }] });
+    const anonymous = await app.inject({ method: 'GET', url: '/api/v2/organizations/acme%00' });
+    expect(anonymous.statusCode).toBe(401);
+    const query = await app.inject({ method: 'GET', url: '/api/v2/organizations/acme?q=%00', headers: auth });
+    expect(query.statusCode).toBe(422);
+    expect(query.json().errors[0].source).toEqual({ parameter: 'q' });
+    expect(reached).toEqual([]);
+  });
+
+  it('malformed percent-encoding is a 400 and an overlong path segment a 414, both JSON:API errors', async () => {
+    const bad = await app.inject({ method: 'GET', url: '/api/v2/organizations/%ZZ', headers: auth });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toContain('application/vnd.api+json');
+    expect(bad.json()).toEqual({
+      errors: [{ status: '400', title: 'bad request', detail: 'the URL is not validly percent-encoded' }],
+    });
+    const long = await app.inject({
+      method: 'GET',
+      url: `/api/v2/organizations/${'a'.repeat(5000)}`,
+      headers: auth,
+    });
+    expect(long.statusCode).toBe(414);
+    expect(long.json()).toEqual({
+      errors: [{ status: '414', title: 'uri too long', detail: 'a path segment of the URL is too long' }],
+    });
+    expect(long.body).not.toContain('aaaa');
+  });
+});
