@@ -1,4 +1,4 @@
-import { env, loadConfig, z } from '@policyhub/config';
+import { ConfigError, env, loadConfig, z } from '@policyhub/config';
 import { shutdownTracing } from '@policyhub/telemetry';
 import { startSystem } from './system.js';
 
@@ -35,6 +35,13 @@ const system = await startSystem({
   publicUrl: config.PUBLIC_URL,
   logLevel: config.LOG_LEVEL,
   runsGrpcAddress: config.RUNS_GRPC_ADDR,
+}).catch((err: unknown) => {
+  // A bad variable read by a service (e.g. storage limits) is a configuration error like the rest.
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  throw err;
 });
 
 // The one place the token is printed: on the operator's own terminal, never in the logs.

@@ -67,6 +67,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const logLevel = options.logLevel ?? 'info';
   const logger = createLogger('policyhub', logLevel, options.logDestination);
   const dataDir = resolve(options.dataDir ?? '.data');
+  // Validated before anything starts, so a bad variable fails fast (objects under <dataDir>/objects
+  // unless S3_ENDPOINT is set; upload limits from the environment).
+  const storageConfig = storageSettings(loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir }));
   const started: Array<{ close(): Promise<void> }> = [];
   let postgres: EmbeddedPostgresHandle | undefined;
   try {
@@ -89,7 +92,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     const storage = await startStorage({
       ...shared,
       logger: serviceLogger('storage'),
-      settings: storageSettings(loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir })),
+      settings: storageConfig,
     });
     started.push(storage);
     services.storage = storage;
