@@ -9,7 +9,15 @@ const lockPath = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(lockPath, 'utf8'));
 const platform = (name) => {
   const n = name.split('/').pop();
-  const os = /win32|windows/.test(n) ? 'win32' : /darwin/.test(n) ? 'darwin' : /android/.test(n) ? 'android' : /freebsd/.test(n) ? 'freebsd' : 'linux';
+  const os = /win32|windows/.test(n)
+    ? 'win32'
+    : /darwin/.test(n)
+      ? 'darwin'
+      : /android/.test(n)
+        ? 'android'
+        : /freebsd/.test(n)
+          ? 'freebsd'
+          : 'linux';
   const cpu = /arm64/.test(n) ? 'arm64' : /arm/.test(n) ? 'arm' : /ia32/.test(n) ? 'ia32' : 'x64';
   const libc = os === 'linux' ? (/musl/.test(n) ? ['musl'] : ['glibc']) : undefined;
   return { os, cpu, libc };
@@ -20,11 +28,20 @@ for (const [path, entry] of Object.entries(lock.packages)) {
     const key = `node_modules/${dep}`;
     if (lock.packages[key] || lock.packages[`${path}/node_modules/${dep}`]) continue;
     const { os, cpu, libc } = platform(dep);
-    lock.packages[key] = { version, ...(entry.dev ? { dev: true } : {}), optional: true, os: [os], cpu: [cpu], ...(libc ? { libc } : {}) };
+    lock.packages[key] = {
+      version,
+      ...(entry.dev ? { dev: true } : {}),
+      optional: true,
+      os: [os],
+      cpu: [cpu],
+      ...(libc ? { libc } : {}),
+    };
     added++;
   }
 }
-const sorted = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+const sorted = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 lock.packages = sorted;
 writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`added ${added} platform-specific lock entries`);

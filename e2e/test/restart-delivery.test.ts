@@ -19,15 +19,22 @@ it('delivers an upload outcome left in the outbox by a stopped system at the nex
     const first = await start();
     const admin = new ApiClient(first.baseUrl, first.siteAdminToken);
     expect(
-      (await admin.post('/organizations', { data: { type: 'organizations', attributes: { name: 'restart', email: 'r@example.com' } } }))
-        .status,
+      (
+        await admin.post('/organizations', {
+          data: { type: 'organizations', attributes: { name: 'restart', email: 'r@example.com' } },
+        })
+      ).status,
     ).toBe(201);
-    const set = await admin.post('/organizations/restart/policy-sets', { data: { type: 'policy-sets', attributes: { name: 's' } } });
+    const set = await admin.post('/organizations/restart/policy-sets', {
+      data: { type: 'policy-sets', attributes: { name: 's' } },
+    });
     const version = await admin.post(`/policy-sets/${set.body.data.id}/versions`);
     // Storage's relay dies before it publishes: the PUT is acknowledged, the event waits in its outbox.
     await first.services.storage!.relay.stop();
     expect((await putArchive(version.body.data.links.upload, await policyArchive())).status).toBe(200);
-    expect((await admin.get(`/policy-set-versions/${version.body.data.id}`)).body.data.attributes.status).toBe('pending');
+    expect(
+      (await admin.get(`/policy-set-versions/${version.body.data.id}`)).body.data.attributes.status,
+    ).toBe('pending');
     await first.close();
 
     const second = await start();

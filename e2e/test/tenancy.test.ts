@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMember, createOrganization, createUser, createWorkspace, uniqueName } from './support/fixtures.js';
+import {
+  createMember,
+  createOrganization,
+  createUser,
+  createWorkspace,
+  uniqueName,
+} from './support/fixtures.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 let t: TestSystem;
@@ -39,7 +45,9 @@ describe('the HTTP edge', () => {
   });
 
   it('rejects malformed JSON with 400 and other media types with 415', async () => {
-    const malformed = await t.admin.post('/organizations', '{"data":', { 'content-type': 'application/vnd.api+json' });
+    const malformed = await t.admin.post('/organizations', '{"data":', {
+      'content-type': 'application/vnd.api+json',
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.errors[0].status).toBe('400');
     const text = await t.admin.post('/organizations', 'name=x', { 'content-type': 'text/plain' });
@@ -57,7 +65,9 @@ describe('the HTTP edge', () => {
   });
 
   it('rejects a body over the size limit with 413', async () => {
-    const big = JSON.stringify({ data: { type: 'organizations', attributes: { name: 'x', email: 'a'.repeat(2 * 1024 * 1024) } } });
+    const big = JSON.stringify({
+      data: { type: 'organizations', attributes: { name: 'x', email: 'a'.repeat(2 * 1024 * 1024) } },
+    });
     const res = await t.admin.post('/organizations', big);
     expect(res.status).toBe(413);
   });
@@ -68,15 +78,23 @@ describe('users and tokens', () => {
     const user = await createUser(t);
     const me = await user.api.get('/account/details');
     expect(me.status).toBe(200);
-    expect(me.body.data).toMatchObject({ id: user.id, type: 'users', attributes: { username: user.username } });
+    expect(me.body.data).toMatchObject({
+      id: user.id,
+      type: 'users',
+      attributes: { username: user.username },
+    });
     expect(me.body.data.attributes['created-at']).toMatch(/Z$/);
   });
 
   it('hides user creation from non-admins (404) and validates attributes (422)', async () => {
     const user = await createUser(t);
-    const denied = await user.api.post('/admin/users', { data: { type: 'users', attributes: { username: 'x1', email: 'x@y.z' } } });
+    const denied = await user.api.post('/admin/users', {
+      data: { type: 'users', attributes: { username: 'x1', email: 'x@y.z' } },
+    });
     expect(denied.status).toBe(404);
-    const badName = await t.admin.post('/admin/users', { data: { type: 'users', attributes: { username: 'bad name', email: 'x@y.z' } } });
+    const badName = await t.admin.post('/admin/users', {
+      data: { type: 'users', attributes: { username: 'bad name', email: 'x@y.z' } },
+    });
     expect(badName.status).toBe(422);
     expect(badName.body.errors[0].source.pointer).toBe('/data/attributes/username');
     const taken = await t.admin.post('/admin/users', {
@@ -84,14 +102,18 @@ describe('users and tokens', () => {
     });
     expect(taken.status).toBe(422);
     expect(taken.body.errors[0].detail).toBe('Username has already been taken');
-    const badEmail = await t.admin.post('/admin/users', { data: { type: 'users', attributes: { username: uniqueName('u'), email: 'nope' } } });
+    const badEmail = await t.admin.post('/admin/users', {
+      data: { type: 'users', attributes: { username: uniqueName('u'), email: 'nope' } },
+    });
     expect(badEmail.status).toBe(422);
   });
 
   it('does not let a user mint tokens for someone else', async () => {
     const a = await createUser(t);
     const b = await createUser(t);
-    const res = await a.api.post(`/users/${b.id}/authentication-tokens`, { data: { type: 'authentication-tokens' } });
+    const res = await a.api.post(`/users/${b.id}/authentication-tokens`, {
+      data: { type: 'authentication-tokens' },
+    });
     expect(res.status).toBe(404);
     const unknown = await t.admin.post('/users/user-doesnotexist/authentication-tokens');
     expect(unknown.status).toBe(404);
@@ -103,7 +125,11 @@ describe('organizations', () => {
     const org = await createOrganization(t);
     const shown = await org.owner.api.get(`/organizations/${org.name}`);
     expect(shown.status).toBe(200);
-    expect(shown.body.data).toMatchObject({ id: org.name, type: 'organizations', attributes: { name: org.name } });
+    expect(shown.body.data).toMatchObject({
+      id: org.name,
+      type: 'organizations',
+      attributes: { name: org.name },
+    });
     expect(shown.body.data.attributes.permissions['can-manage-policies']).toBe(true);
 
     const list = await org.owner.api.get('/organizations');
@@ -127,12 +153,19 @@ describe('organizations', () => {
       data: { type: 'organizations', attributes: { name: org.name, email: 'x@y.z' } },
     });
     expect(dup.status).toBe(422);
-    expect(dup.body.errors[0]).toMatchObject({ detail: 'Name has already been taken', source: { pointer: '/data/attributes/name' } });
+    expect(dup.body.errors[0]).toMatchObject({
+      detail: 'Name has already been taken',
+      source: { pointer: '/data/attributes/name' },
+    });
     for (const name of ['has space', 'slash/y', '', 'ünicode']) {
-      const res = await org.owner.api.post('/organizations', { data: { type: 'organizations', attributes: { name, email: 'x@y.z' } } });
+      const res = await org.owner.api.post('/organizations', {
+        data: { type: 'organizations', attributes: { name, email: 'x@y.z' } },
+      });
       expect(res.status, name).toBe(422);
     }
-    const wrongType = await org.owner.api.post('/organizations', { data: { type: 'teams', attributes: { name: 'ok', email: 'x@y.z' } } });
+    const wrongType = await org.owner.api.post('/organizations', {
+      data: { type: 'teams', attributes: { name: 'ok', email: 'x@y.z' } },
+    });
     expect(wrongType.status).toBe(422);
     expect((await org.owner.api.get('/organizations')).body.meta.pagination['total-count']).toBe(1);
   });
@@ -161,17 +194,29 @@ describe('teams', () => {
     const org = await createOrganization(t);
     const user = await createUser(t);
     const team = await org.owner.api.post(`/organizations/${org.name}/teams`, {
-      data: { type: 'teams', attributes: { name: 'policy-admins', 'organization-access': { 'manage-policies': true } } },
+      data: {
+        type: 'teams',
+        attributes: { name: 'policy-admins', 'organization-access': { 'manage-policies': true } },
+      },
     });
     expect(team.status).toBe(201);
-    expect(team.body.data.attributes['organization-access']).toMatchObject({ 'manage-policies': true, 'read-runs': false });
+    expect(team.body.data.attributes['organization-access']).toMatchObject({
+      'manage-policies': true,
+      'read-runs': false,
+    });
     const id = team.body.data.id;
     expect((await user.api.get(`/organizations/${org.name}`)).status).toBe(404);
-    const add = await org.owner.api.post(`/teams/${id}/relationships/users`, { data: [{ type: 'users', id: user.id }] });
+    const add = await org.owner.api.post(`/teams/${id}/relationships/users`, {
+      data: [{ type: 'users', id: user.id }],
+    });
     expect(add.status).toBe(204);
     expect((await user.api.get(`/organizations/${org.name}`)).status).toBe(200);
-    expect((await org.owner.api.get(`/teams/${id}`)).body.data.relationships.users.data).toEqual([{ type: 'users', id: user.id }]);
-    const remove = await org.owner.api.delete(`/teams/${id}/relationships/users`, { data: [{ type: 'users', id: user.id }] });
+    expect((await org.owner.api.get(`/teams/${id}`)).body.data.relationships.users.data).toEqual([
+      { type: 'users', id: user.id },
+    ]);
+    const remove = await org.owner.api.delete(`/teams/${id}/relationships/users`, {
+      data: [{ type: 'users', id: user.id }],
+    });
     expect(remove.status).toBe(204);
     expect((await user.api.get(`/organizations/${org.name}`)).status).toBe(404);
   });
@@ -182,11 +227,17 @@ describe('teams', () => {
       data: { type: 'teams', attributes: { name: 'x', 'organization-access': { 'launch-rockets': true } } },
     });
     expect(bad.status).toBe(422);
-    const team = await org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: 't1' } } });
+    const team = await org.owner.api.post(`/organizations/${org.name}/teams`, {
+      data: { type: 'teams', attributes: { name: 't1' } },
+    });
     const id = team.body.data.id;
-    const unknownUser = await org.owner.api.post(`/teams/${id}/relationships/users`, { data: [{ type: 'users', id: 'user-nobody' }] });
+    const unknownUser = await org.owner.api.post(`/teams/${id}/relationships/users`, {
+      data: [{ type: 'users', id: 'user-nobody' }],
+    });
     expect(unknownUser.status).toBe(422);
-    const wrongType = await org.owner.api.post(`/teams/${id}/relationships/users`, { data: [{ type: 'teams', id: 'x' }] });
+    const wrongType = await org.owner.api.post(`/teams/${id}/relationships/users`, {
+      data: [{ type: 'teams', id: 'x' }],
+    });
     expect(wrongType.status).toBe(422);
     expect(wrongType.body.errors[0].source.pointer).toBe('/data/0/type');
   });
@@ -194,7 +245,9 @@ describe('teams', () => {
   it('lets only owners manage teams', async () => {
     const org = await createOrganization(t);
     const member = await createMember(t, org, ['manage-workspaces']);
-    const res = await member.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: 'x' } } });
+    const res = await member.api.post(`/organizations/${org.name}/teams`, {
+      data: { type: 'teams', attributes: { name: 'x' } },
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -204,14 +257,20 @@ describe('projects', () => {
     const org = await createOrganization(t);
     const api = org.owner.api;
     const list = await api.get(`/organizations/${org.name}/projects`);
-    expect(list.body.data.map((p: { attributes: { name: string } }) => p.attributes.name)).toEqual(['Default Project']);
+    expect(list.body.data.map((p: { attributes: { name: string } }) => p.attributes.name)).toEqual([
+      'Default Project',
+    ]);
 
-    const created = await api.post(`/organizations/${org.name}/projects`, { data: { type: 'projects', attributes: { name: 'Platform Team' } } });
+    const created = await api.post(`/organizations/${org.name}/projects`, {
+      data: { type: 'projects', attributes: { name: 'Platform Team' } },
+    });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
     expect(id).toMatch(/^prj-[0-9A-Za-z]{16}$/);
     expect((await api.get(`/projects/${id}`)).body.data).toEqual(created.body.data);
-    const renamed = await api.patch(`/projects/${id}`, { data: { type: 'projects', attributes: { name: 'Platform' } } });
+    const renamed = await api.patch(`/projects/${id}`, {
+      data: { type: 'projects', attributes: { name: 'Platform' } },
+    });
     expect(renamed.body.data.attributes.name).toBe('Platform');
     expect((await api.delete(`/projects/${id}`)).status).toBe(204);
     expect((await api.get(`/projects/${id}`)).status).toBe(404);
@@ -222,11 +281,15 @@ describe('projects', () => {
 
   it('rejects illegal names and requires manage-projects', async () => {
     const org = await createOrganization(t);
-    const bad = await org.owner.api.post(`/organizations/${org.name}/projects`, { data: { type: 'projects', attributes: { name: 'a/b' } } });
+    const bad = await org.owner.api.post(`/organizations/${org.name}/projects`, {
+      data: { type: 'projects', attributes: { name: 'a/b' } },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0].title).toBe('invalid attribute');
     const member = await createMember(t, org, ['read-workspaces']);
-    const denied = await member.api.post(`/organizations/${org.name}/projects`, { data: { type: 'projects', attributes: { name: 'p' } } });
+    const denied = await member.api.post(`/organizations/${org.name}/projects`, {
+      data: { type: 'projects', attributes: { name: 'p' } },
+    });
     expect(denied.status).toBe(404);
   });
 });
@@ -249,7 +312,9 @@ describe('workspaces', () => {
     expect(past.body.data).toEqual([]);
     expect(past.body.meta.pagination).toMatchObject({ 'current-page': 999, 'total-count': 1 });
 
-    const updated = await api.patch(`/workspaces/${ws.id}`, { data: { type: 'workspaces', attributes: { description: 'main' } } });
+    const updated = await api.patch(`/workspaces/${ws.id}`, {
+      data: { type: 'workspaces', attributes: { description: 'main' } },
+    });
     expect(updated.body.data.attributes.description).toBe('main');
     expect(updated.body.data.attributes['created-at']).toBe(ws.attributes['created-at']);
     expect((await api.delete(`/workspaces/${ws.id}`)).status).toBe(204);
@@ -260,16 +325,27 @@ describe('workspaces', () => {
     const org = await createOrganization(t);
     const other = await createOrganization(t);
     await createWorkspace(org.owner.api, org.name, { name: 'dup' });
-    const dup = await org.owner.api.post(`/organizations/${org.name}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'dup' } } });
+    const dup = await org.owner.api.post(`/organizations/${org.name}/workspaces`, {
+      data: { type: 'workspaces', attributes: { name: 'dup' } },
+    });
     expect(dup.status).toBe(422);
-    const bad = await org.owner.api.post(`/organizations/${org.name}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'a b' } } });
+    const bad = await org.owner.api.post(`/organizations/${org.name}/workspaces`, {
+      data: { type: 'workspaces', attributes: { name: 'a b' } },
+    });
     expect(bad.status).toBe(422);
-    const foreignProject = (await other.owner.api.get(`/organizations/${other.name}/projects`)).body.data[0].id;
+    const foreignProject = (await other.owner.api.get(`/organizations/${other.name}/projects`)).body.data[0]
+      .id;
     const cross = await org.owner.api.post(`/organizations/${org.name}/workspaces`, {
-      data: { type: 'workspaces', attributes: { name: 'x' }, relationships: { project: { data: { type: 'projects', id: foreignProject } } } },
+      data: {
+        type: 'workspaces',
+        attributes: { name: 'x' },
+        relationships: { project: { data: { type: 'projects', id: foreignProject } } },
+      },
     });
     expect(cross.status).toBe(422);
-    expect((await org.owner.api.get(`/organizations/${org.name}/workspaces`)).body.meta.pagination['total-count']).toBe(1);
+    expect(
+      (await org.owner.api.get(`/organizations/${org.name}/workspaces`)).body.meta.pagination['total-count'],
+    ).toBe(1);
   });
 
   it('needs manage-workspaces to change workspaces and hides them from other organizations', async () => {

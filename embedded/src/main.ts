@@ -3,21 +3,23 @@ import { shutdownTracing } from '@policyhub/telemetry';
 import { startSystem } from './system.js';
 
 /** `npm start`: the whole system in one process with embedded defaults (README "Configuration"). */
-let config;
+const embeddedConfigShape = {
+  PORT: env.port(8080),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('.data'),
+  DATABASE_URL: env.optionalUrl(),
+  KAFKA_BROKERS: env.brokers(),
+  REDIS_URL: env.optionalUrl(),
+  RATE_LIMIT_PER_SECOND: env.int(30),
+  SITE_ADMIN_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
+  PUBLIC_URL: env.optionalUrl(),
+  LOG_LEVEL: env.logLevel(),
+  RUNS_GRPC_ADDR: env.address('127.0.0.1:0'),
+};
+
+let config: ReturnType<typeof loadConfig<typeof embeddedConfigShape>>;
 try {
-  config = loadConfig({
-    PORT: env.port(8080),
-    HOST: z.string().default('127.0.0.1'),
-    DATA_DIR: z.string().default('.data'),
-    DATABASE_URL: env.optionalUrl(),
-    KAFKA_BROKERS: env.brokers(),
-    REDIS_URL: env.optionalUrl(),
-    RATE_LIMIT_PER_SECOND: env.int(30),
-    SITE_ADMIN_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
-    PUBLIC_URL: env.optionalUrl(),
-    LOG_LEVEL: env.logLevel(),
-    RUNS_GRPC_ADDR: env.address('127.0.0.1:0'),
-  });
+  config = loadConfig(embeddedConfigShape);
 } catch (err) {
   console.error((err as Error).message);
   process.exit(2);

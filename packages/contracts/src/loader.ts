@@ -17,7 +17,12 @@ let cachedRoot: protobuf.Root | undefined;
 
 function protoFiles(): { root: string; files: string[] } {
   const root = protoRoot();
-  return { root, files: walk(root).map((f) => relative(root, f)).sort() };
+  return {
+    root,
+    files: walk(root)
+      .map((f) => relative(root, f))
+      .sort(),
+  };
 }
 
 /** Every gRPC service and message of proto/, loaded once with the shared options. */
@@ -36,7 +41,10 @@ export function messageRoot(): protobuf.Root {
     const { root, files } = protoFiles();
     const r = new protobuf.Root();
     r.resolvePath = (_origin, target) => (isAbsolute(target) ? target : join(root, target));
-    r.loadSync(files.map((f) => join(root, f)), { keepCase: false });
+    r.loadSync(
+      files.map((f) => join(root, f)),
+      { keepCase: false },
+    );
     r.resolveAll();
     cachedRoot = r;
   }

@@ -23,6 +23,8 @@ describe('the shared proto loader', () => {
   });
 
   it('refuses a payload of the wrong shape', () => {
-    expect(() => encodeMessage('policyhub.adminorgs.v1.WorkspaceDeleted', { workspaceId: 5 })).toThrow(/invalid/);
+    expect(() => encodeMessage('policyhub.adminorgs.v1.WorkspaceDeleted', { workspaceId: 5 })).toThrow(
+      /invalid/,
+    );
   });
 });

@@ -4,7 +4,17 @@ export const isUniqueViolation = (err: unknown, constraint?: string): boolean =>
   (err as { code?: string }).code === '23505' &&
   (constraint === undefined || (err as { constraint?: string }).constraint === constraint);
 
-const connectionCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
+const connectionCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+]);
 
 /** True when Postgres itself is unreachable or shutting down (not a problem with the query). */
 export const isConnectionError = (err: unknown): boolean => {

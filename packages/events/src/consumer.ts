@@ -33,33 +33,43 @@ export interface ConsumerOptions {
  */
 export async function startConsumer(options: ConsumerOptions): Promise<Subscription> {
   const { db, logger, name } = options;
-  const byTopic = new Map<string, { topic: Topic; handle: EventHandler }>(options.handlers.map((h) => [h.topic.name, h]));
+  const byTopic = new Map<string, { topic: Topic; handle: EventHandler }>(
+    options.handlers.map((h) => [h.topic.name, h]),
+  );
   const maxAttempts = options.maxAttempts ?? 5;
 
   const handleMessage = async (message: BusMessage): Promise<void> => {
     const entry = byTopic.get(message.topic);
     if (!entry) return;
     const parent = propagation.extract(context.active(), message.headers);
-    await context.with(parent, () => inConsumerSpan(name, message, async (span) => {
-      let lastError: unknown;
-      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-        try {
-          const outcome = await applyOnce(db, name, message, entry.topic, entry.handle);
-          metrics.consumed.inc({ consumer: name, topic: message.topic, outcome });
-          return;
-        } catch (err) {
-          // Postgres being down is not the message's fault: hand it back to the transport to retry later.
-          if (isConnectionError(err)) throw err;
-          lastError = err;
-          logger.warn({ err, consumer: name, topic: message.topic, eventId: message.eventId, attempt }, 'event handler failed');
-          if (attempt < maxAttempts) await sleep((options.retryDelayMs ?? 100) * attempt);
+    await context.with(parent, () =>
+      inConsumerSpan(name, message, async (span) => {
+        let lastError: unknown;
+        for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+          try {
+            const outcome = await applyOnce(db, name, message, entry.topic, entry.handle);
+            metrics.consumed.inc({ consumer: name, topic: message.topic, outcome });
+            return;
+          } catch (err) {
+            // Postgres being down is not the message's fault: hand it back to the transport to retry later.
+            if (isConnectionError(err)) throw err;
+            lastError = err;
+            logger.warn(
+              { err, consumer: name, topic: message.topic, eventId: message.eventId, attempt },
+              'event handler failed',
+            );
+            if (attempt < maxAttempts) await sleep((options.retryDelayMs ?? 100) * attempt);
+          }
         }
-      }
-      await deadLetter(db, name, message, lastError, maxAttempts);
-      metrics.consumed.inc({ consumer: name, topic: message.topic, outcome: 'dead_lettered' });
-      span.setStatus({ code: SpanStatusCode.ERROR, message: 'dead-lettered' });
-      logger.error({ consumer: name, topic: message.topic, eventId: message.eventId }, 'event dead-lettered');
-    }));
+        await deadLetter(db, name, message, lastError, maxAttempts);
+        metrics.consumed.inc({ consumer: name, topic: message.topic, outcome: 'dead_lettered' });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'dead-lettered' });
+        logger.error(
+          { consumer: name, topic: message.topic, eventId: message.eventId },
+          'event dead-lettered',
+        );
+      }),
+    );
   };
 
   return options.transport.subscribe(name, [...byTopic.keys()], handleMessage);
@@ -71,23 +81,31 @@ const tracer = trace.getTracer('@policyhub/events');
  * The consumer's work on one message as a span in the trace that wrote the event (its context
  * travels in the message headers), so one trace follows a request through the outbox and the bus.
  */
-function inConsumerSpan(consumer: string, message: BusMessage, work: (span: Span) => Promise<void>): Promise<void> {
+function inConsumerSpan(
+  consumer: string,
+  message: BusMessage,
+  work: (span: Span) => Promise<void>,
+): Promise<void> {
   const attributes = {
     'messaging.operation.type': 'process',
     'messaging.destination.name': message.topic,
     'messaging.consumer.group.name': consumer,
     'messaging.message.id': message.eventId,
   };
-  return tracer.startActiveSpan(`process ${message.topic}`, { kind: SpanKind.CONSUMER, attributes }, async (span) => {
-    try {
-      await work(span);
-    } catch (err) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(
+    `process ${message.topic}`,
+    { kind: SpanKind.CONSUMER, attributes },
+    async (span) => {
+      try {
+        await work(span);
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+        throw err;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 async function applyOnce(
@@ -117,9 +135,19 @@ async function deadLetter(db: Db, consumer: string, message: BusMessage, err: un
   await db.query(
     `INSERT INTO dead_letters (consumer, topic, event_id, key, payload, headers, error, attempts)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (consumer, event_id) DO NOTHING`,
-    [consumer, message.topic, message.eventId, message.key, message.payload, message.headers, describe(err), attempts],
+    [
+      consumer,
+      message.topic,
+      message.eventId,
+      message.key,
+      message.payload,
+      message.headers,
+      describe(err),
+      attempts,
+    ],
   );
 }
 
-const describe = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+const describe = (err: unknown): string =>
+  err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

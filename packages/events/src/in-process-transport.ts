@@ -40,7 +40,9 @@ export class InProcessTransport implements EventTransport {
 
   async publish(messages: BusMessage[]): Promise<void> {
     if (this.state !== 'open') {
-      throw new TransportNotReadyError(`in-process bus is ${this.state === 'held' ? 'not open yet' : 'closed'}`);
+      throw new TransportNotReadyError(
+        `in-process bus is ${this.state === 'held' ? 'not open yet' : 'closed'}`,
+      );
     }
     for (const message of messages) {
       const targets = [...this.groups.values()].filter((g) => g.topics.has(message.topic));

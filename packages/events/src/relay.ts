@@ -138,7 +138,9 @@ export class OutboxRelay {
       }));
       await publishInOriginalContext(transport, messages);
       if (PAUSE_BEFORE_MARK_SENT_MS > 0) await new Promise((r) => setTimeout(r, PAUSE_BEFORE_MARK_SENT_MS));
-      await tx.query('UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+      await tx.query('UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[])', [
+        rows.map((r) => r.id),
+      ]);
       return rows.length;
     });
   }

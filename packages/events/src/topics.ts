@@ -3,12 +3,21 @@
  * Kafka topic names are these strings; consumers subscribe by them.
  */
 export const TOPICS = {
-  organizationDeleted: { name: 'admin-orgs.organization-deleted', type: 'policyhub.adminorgs.v1.OrganizationDeleted' },
+  organizationDeleted: {
+    name: 'admin-orgs.organization-deleted',
+    type: 'policyhub.adminorgs.v1.OrganizationDeleted',
+  },
   workspaceDeleted: { name: 'admin-orgs.workspace-deleted', type: 'policyhub.adminorgs.v1.WorkspaceDeleted' },
   projectDeleted: { name: 'admin-orgs.project-deleted', type: 'policyhub.adminorgs.v1.ProjectDeleted' },
-  orgSharingChanged: { name: 'admin-orgs.org-sharing-changed', type: 'policyhub.adminorgs.v1.OrgSharingChanged' },
+  orgSharingChanged: {
+    name: 'admin-orgs.org-sharing-changed',
+    type: 'policyhub.adminorgs.v1.OrgSharingChanged',
+  },
   uploadCompleted: { name: 'storage.upload-completed', type: 'policyhub.storage.v1.UploadCompleted' },
-  policySetDeleted: { name: 'policy-sets.policy-set-deleted', type: 'policyhub.policysets.v1.PolicySetDeleted' },
+  policySetDeleted: {
+    name: 'policy-sets.policy-set-deleted',
+    type: 'policyhub.policysets.v1.PolicySetDeleted',
+  },
 } as const;
 
 export type TopicKey = keyof typeof TOPICS;

@@ -17,7 +17,11 @@ export type PromiseClient<C> = {
     : never;
 };
 
-type ClientCtor<C> = (new (address: string, credentials: grpc.ChannelCredentials, options?: object) => C) & {
+type ClientCtor<C> = (new (
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  options?: object,
+) => C) & {
   service: grpc.ServiceDefinition;
 };
 
@@ -57,8 +61,11 @@ export function createClient<C extends grpc.Client>(
     const method = (raw as unknown as Record<string, Function>)[name]!.bind(raw);
     wrapped[name] = (request: unknown, options?: CallOptions) =>
       new Promise((resolve, reject) => {
-        method(request, buildMetadata(options), deadline(options), (err: grpc.ServiceError | null, res: unknown) =>
-          err ? reject(err) : resolve(res),
+        method(
+          request,
+          buildMetadata(options),
+          deadline(options),
+          (err: grpc.ServiceError | null, res: unknown) => (err ? reject(err) : resolve(res)),
         );
       });
   }

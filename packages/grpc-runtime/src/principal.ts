@@ -1,4 +1,4 @@
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 
 /** Permissions a team can grant in an organization (DESIGN §5). */
 export const PERMISSIONS = [

@@ -84,7 +84,9 @@ function startTimer(call: ServerCall, fallbackMethod: string): (code: grpc.statu
 }
 
 const codeOf = (err: unknown): grpc.status =>
-  typeof (err as { code?: unknown })?.code === 'number' ? (err as { code: grpc.status }).code : grpc.status.UNKNOWN;
+  typeof (err as { code?: unknown })?.code === 'number'
+    ? (err as { code: grpc.status }).code
+    : grpc.status.UNKNOWN;
 
 /**
  * Times a streaming handler without changing it: client streams end with their callback, server
@@ -118,7 +120,9 @@ export function asServiceError(
 ): grpc.ServiceError {
   if (isAppError(err)) return toServiceError(err);
   if (options.isUnavailable?.(err)) {
-    return toServiceError(unavailable('DATABASE_UNAVAILABLE', 'the database is unavailable; try again shortly'));
+    return toServiceError(
+      unavailable('DATABASE_UNAVAILABLE', 'the database is unavailable; try again shortly'),
+    );
   }
   options.logger.error({ err, method }, 'rpc failed');
   return Object.assign(new Error('internal error'), {

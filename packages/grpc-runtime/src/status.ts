@@ -19,7 +19,10 @@ const kindToStatus: Record<ErrorKind, grpc.status> = {
  * \\u sequences (JSON.parse restores it) and bound the number and length of items.
  */
 export function encodeErrorJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 const boundItems = (items: ErrorItem[]): ErrorItem[] =>

@@ -57,7 +57,13 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   const applied = await runMigrations(db, migrations);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   const relay = new OutboxRelay({ db, transport: options.transport, logger });
-  const deps: ServiceDeps = { db, relay, transport: options.transport, logger, isUnavailable: isConnectionError };
+  const deps: ServiceDeps = {
+    db,
+    relay,
+    transport: options.transport,
+    logger,
+    isUnavailable: isConnectionError,
+  };
 
   if (options.migrateOnly) {
     await db.close();

@@ -1,2 +1,7 @@
-export { startGrpcService, type GrpcServiceOptions, type RunningService, type ServiceDeps } from './grpc-service.js';
+export {
+  startGrpcService,
+  type GrpcServiceOptions,
+  type RunningService,
+  type ServiceDeps,
+} from './grpc-service.js';
 export { serviceConfigShape, runServiceMain } from './main.js';

@@ -42,9 +42,13 @@ const statusOf = async (promise: Promise<unknown>) => {
 beforeAll(async () => {
   db = await createTestDatabase('ph_admin_orgs');
   transport = new InProcessTransport();
-  await transport.subscribe('test-observer', Object.values(TOPICS).map((t) => t.name), async (m) => {
-    published.push({ topic: m.topic, payload: m.payload });
-  });
+  await transport.subscribe(
+    'test-observer',
+    Object.values(TOPICS).map((t) => t.name),
+    async (m) => {
+      published.push({ topic: m.topic, payload: m.payload });
+    },
+  );
   service = await startAdminOrgs({
     databaseUrl: db.url,
     grpcAddress: '127.0.0.1:0',
@@ -68,7 +72,9 @@ describe('admin-orgs against Postgres', () => {
   it('bootstraps the site admin from the configured token and keeps only its hash', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
     expect(admin).toMatchObject({ username: 'admin', isSiteAdmin: true });
-    const { rows } = await service.db.query<{ token_sha256: string }>('SELECT token_sha256 FROM authentication_tokens');
+    const { rows } = await service.db.query<{ token_sha256: string }>(
+      'SELECT token_sha256 FROM authentication_tokens',
+    );
     expect(rows.map((r) => r.token_sha256)).toContain(hashToken(ADMIN_TOKEN));
     const dump = JSON.stringify((await service.db.query('SELECT * FROM authentication_tokens')).rows);
     expect(dump).not.toContain(ADMIN_TOKEN);
@@ -80,37 +86,64 @@ describe('admin-orgs against Postgres', () => {
 
   it('lets only site admins create users, and a new token authenticates as its user', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
-    const user = await identity.CreateUser({ username: 'carol', email: 'carol@example.com' }, { principal: admin });
-    const carol = await principalOf((await identity.CreateAuthenticationToken({ userId: user.id }, { principal: admin })).token);
-    expect(carol).toMatchObject({ userId: user.id, isSiteAdmin: false, memberships: {} });
-    expect(await statusOf(identity.CreateUser({ username: 'dave', email: 'd@example.com' }, { principal: carol }))).toBe(
-      grpc.status.NOT_FOUND,
+    const user = await identity.CreateUser(
+      { username: 'carol', email: 'carol@example.com' },
+      { principal: admin },
     );
+    const carol = await principalOf(
+      (await identity.CreateAuthenticationToken({ userId: user.id }, { principal: admin })).token,
+    );
+    expect(carol).toMatchObject({ userId: user.id, isSiteAdmin: false, memberships: {} });
+    expect(
+      await statusOf(identity.CreateUser({ username: 'dave', email: 'd@example.com' }, { principal: carol })),
+    ).toBe(grpc.status.NOT_FOUND);
   });
 
   it('makes the creator an owner with every permission and hides the organization from others', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
-    const u = await identity.CreateUser({ username: 'erin', email: 'erin@example.com' }, { principal: admin });
-    const erinToken = (await identity.CreateAuthenticationToken({ userId: u.id }, { principal: admin })).token;
-    await orgs.CreateOrganization({ name: 'erin-co', email: 'ops@erin.example' }, { principal: await principalOf(erinToken) });
+    const u = await identity.CreateUser(
+      { username: 'erin', email: 'erin@example.com' },
+      { principal: admin },
+    );
+    const erinToken = (await identity.CreateAuthenticationToken({ userId: u.id }, { principal: admin }))
+      .token;
+    await orgs.CreateOrganization(
+      { name: 'erin-co', email: 'ops@erin.example' },
+      { principal: await principalOf(erinToken) },
+    );
     const erin = await principalOf(erinToken);
-    expect(erin.memberships['erin-co']).toEqual(expect.arrayContaining(['manage-policies', 'read-runs', 'owners']));
+    expect(erin.memberships['erin-co']).toEqual(
+      expect.arrayContaining(['manage-policies', 'read-runs', 'owners']),
+    );
 
-    const other = await identity.CreateUser({ username: 'frank', email: 'frank@example.com' }, { principal: admin });
-    const frank = await principalOf((await identity.CreateAuthenticationToken({ userId: other.id }, { principal: admin })).token);
-    expect(await statusOf(orgs.GetOrganization({ name: 'erin-co' }, { principal: frank }))).toBe(grpc.status.NOT_FOUND);
+    const other = await identity.CreateUser(
+      { username: 'frank', email: 'frank@example.com' },
+      { principal: admin },
+    );
+    const frank = await principalOf(
+      (await identity.CreateAuthenticationToken({ userId: other.id }, { principal: admin })).token,
+    );
+    expect(await statusOf(orgs.GetOrganization({ name: 'erin-co' }, { principal: frank }))).toBe(
+      grpc.status.NOT_FOUND,
+    );
   });
 
   it('grants team permissions to members and drops disabled organizations from memberships', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
     await orgs.CreateOrganization({ name: 'team-co', email: 'ops@team.example' }, { principal: admin });
-    const u = await identity.CreateUser({ username: 'gina', email: 'gina@example.com' }, { principal: admin });
+    const u = await identity.CreateUser(
+      { username: 'gina', email: 'gina@example.com' },
+      { principal: admin },
+    );
     const token = (await identity.CreateAuthenticationToken({ userId: u.id }, { principal: admin })).token;
     const team = await teams.CreateTeam(
       { organization: 'team-co', name: 'readers', permissions: ['read-runs'] },
       { principal: await principalOf(ADMIN_TOKEN) },
     );
-    await teams.AddTeamMembers({ teamId: team.id, userIds: [u.id] }, { principal: await principalOf(ADMIN_TOKEN) });
+    await teams.AddTeamMembers(
+      { teamId: team.id, userIds: [u.id] },
+      { principal: await principalOf(ADMIN_TOKEN) },
+    );
     expect((await principalOf(token)).memberships['team-co']).toEqual(['read-runs']);
 
     await service.db.query(`UPDATE organizations SET is_disabled = true WHERE name = 'team-co'`);
@@ -123,19 +156,24 @@ describe('admin-orgs against Postgres', () => {
     const p = await principalOf(ADMIN_TOKEN);
     const ws = await workspaces.CreateWorkspace({ organization: 'limit-co', name: 'one' }, { principal: p });
     await service.db.query(`UPDATE organizations SET workspace_limit = 1 WHERE name = 'limit-co'`);
-    expect(await statusOf(workspaces.CreateWorkspace({ organization: 'limit-co', name: 'two' }, { principal: p }))).toBe(
-      grpc.status.INVALID_ARGUMENT,
-    );
+    expect(
+      await statusOf(workspaces.CreateWorkspace({ organization: 'limit-co', name: 'two' }, { principal: p })),
+    ).toBe(grpc.status.INVALID_ARGUMENT);
 
     await workspaces.DeleteWorkspace({ id: ws.id }, { principal: p });
     await orgs.DeleteOrganization({ name: 'limit-co' }, { principal: p });
     const deletedWs = published.find((e) => e.topic === TOPICS.workspaceDeleted.name);
-    expect(decodeMessage<{ workspaceId: string }>(TOPICS.workspaceDeleted.type, deletedWs!.payload).workspaceId).toBe(ws.id);
+    expect(
+      decodeMessage<{ workspaceId: string }>(TOPICS.workspaceDeleted.type, deletedWs!.payload).workspaceId,
+    ).toBe(ws.id);
     const deletedOrg = published.find((e) => e.topic === TOPICS.organizationDeleted.name);
-    expect(decodeMessage<{ organization: string }>(TOPICS.organizationDeleted.type, deletedOrg!.payload).organization).toBe(
-      'limit-co',
+    expect(
+      decodeMessage<{ organization: string }>(TOPICS.organizationDeleted.type, deletedOrg!.payload)
+        .organization,
+    ).toBe('limit-co');
+    const { rows } = await service.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL',
     );
-    const { rows } = await service.db.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL');
     expect(rows[0]!.n).toBe(0);
   });
 
@@ -156,7 +194,10 @@ describe('admin-orgs against Postgres', () => {
       await c.connect();
       const { rows } = await c.query('SELECT name FROM admin_orgs.schema_migrations ORDER BY name');
       await c.end();
-      const expected = ['0000_create_event_tables', ...readMigrationsDir(new URL('../migrations', import.meta.url).pathname).map((m) => m.name)];
+      const expected = [
+        '0000_create_event_tables',
+        ...readMigrationsDir(new URL('../migrations', import.meta.url).pathname).map((m) => m.name),
+      ];
       expect(rows.map((r) => r.name)).toEqual(expected);
     } finally {
       await other.drop();

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { AppError, invalidAttribute, notFound } from '@policyhub/errors';
+import { type AppError, invalidAttribute, notFound } from '@policyhub/errors';
 import { toServiceError } from '@policyhub/grpc-runtime';
 import { describe, expect, it } from 'vitest';
 import { HTTP_STATUS_FOR_GRPC, httpErrorFromAppError, httpErrorFromGrpc } from '../src/errors/http-errors.js';
@@ -33,7 +33,9 @@ describe('the /api/v2 prefix rule', () => {
 
 describe('query parsing', () => {
   it('decodes percent-encoded brackets and encoded commas', () => {
-    expect(parseQuery('page%5Bnumber%5D=2&page%5Bsize%5D=100&include=current_version%2Cnewest_version')).toEqual({
+    expect(
+      parseQuery('page%5Bnumber%5D=2&page%5Bsize%5D=100&include=current_version%2Cnewest_version'),
+    ).toEqual({
       'page[number]': '2',
       'page[size]': '100',
       include: 'current_version,newest_version',
@@ -86,12 +88,19 @@ describe('pagination', () => {
       'total-count': 5,
     });
     expect(doc.links.prev).toBeNull();
-    expect(doc.links.next).toBe('http://h/api/v2/things?filter%5Bkind%5D=kind_a&page%5Bnumber%5D=2&page%5Bsize%5D=2');
+    expect(doc.links.next).toBe(
+      'http://h/api/v2/things?filter%5Bkind%5D=kind_a&page%5Bnumber%5D=2&page%5Bsize%5D=2',
+    );
     expect(doc.links.last).toContain('page%5Bnumber%5D=3');
   });
 
   it('echoes a page past the end with the true total', () => {
-    const doc = paginationDocument({ currentPage: 999, pageSize: 20, totalPages: 1, totalCount: 3 }, 'http://h', '/x', {});
+    const doc = paginationDocument(
+      { currentPage: 999, pageSize: 20, totalPages: 1, totalCount: 3 },
+      'http://h',
+      '/x',
+      {},
+    );
     expect(doc.meta.pagination['current-page']).toBe(999);
     expect(doc.meta.pagination['total-count']).toBe(3);
     expect(doc.meta.pagination['next-page']).toBeNull();
@@ -102,7 +111,10 @@ describe('include parsing', () => {
   const allowed = ['policies', 'current_version', 'workspace_exclusions'];
 
   it('accepts hyphen and underscore spellings and returns the canonical one', () => {
-    expect([...parseInclude('current-version,workspace_exclusions', allowed)]).toEqual(['current_version', 'workspace_exclusions']);
+    expect([...parseInclude('current-version,workspace_exclusions', allowed)]).toEqual([
+      'current_version',
+      'workspace_exclusions',
+    ]);
   });
 
   it('rejects unknown names with a 400 mentioning the include parameter', () => {
@@ -124,12 +136,19 @@ describe('error mapping', () => {
   });
 
   it('turns a validation error from a service into a 422 with its pointer', () => {
-    const http = httpErrorFromGrpc(toServiceError(invalidAttribute('X', '/data/attributes/name', 'Name has already been taken')));
+    const http = httpErrorFromGrpc(
+      toServiceError(invalidAttribute('X', '/data/attributes/name', 'Name has already been taken')),
+    );
     expect(http).toEqual({
       statusCode: 422,
       body: {
         errors: [
-          { status: '422', title: 'invalid attribute', detail: 'Name has already been taken', source: { pointer: '/data/attributes/name' } },
+          {
+            status: '422',
+            title: 'invalid attribute',
+            detail: 'Name has already been taken',
+            source: { pointer: '/data/attributes/name' },
+          },
         ],
       },
     });
@@ -143,24 +162,38 @@ describe('error mapping', () => {
   });
 
   it('maps PERMISSION_DENIED to 404 and never leaks internal details of a 500', () => {
-    const denied = Object.assign(new Error('x'), { code: grpc.status.PERMISSION_DENIED, metadata: new grpc.Metadata(), details: 'secret' });
+    const denied = Object.assign(new Error('x'), {
+      code: grpc.status.PERMISSION_DENIED,
+      metadata: new grpc.Metadata(),
+      details: 'secret',
+    });
     expect(httpErrorFromGrpc(denied).statusCode).toBe(404);
-    const internal = Object.assign(new Error('x'), { code: grpc.status.INTERNAL, metadata: new grpc.Metadata(), details: 'stack trace' });
+    const internal = Object.assign(new Error('x'), {
+      code: grpc.status.INTERNAL,
+      metadata: new grpc.Metadata(),
+      details: 'stack trace',
+    });
     expect(JSON.stringify(httpErrorFromGrpc(internal).body)).not.toContain('stack trace');
   });
 });
 
 describe('request documents', () => {
   it('requires data to be an object of the expected type', () => {
-    expect(httpErrorFromAppError(catchError(() => new RequestDocument({}, 'teams'))).body.errors[0]!.source).toEqual({
+    expect(
+      httpErrorFromAppError(catchError(() => new RequestDocument({}, 'teams'))).body.errors[0]!.source,
+    ).toEqual({
       pointer: '/data',
     });
-    const wrongType = httpErrorFromAppError(catchError(() => new RequestDocument({ data: { type: 'users' } }, 'teams')));
+    const wrongType = httpErrorFromAppError(
+      catchError(() => new RequestDocument({ data: { type: 'users' } }, 'teams')),
+    );
     expect(wrongType.body.errors[0]!.source).toEqual({ pointer: '/data/type' });
   });
 
   it('accepts an empty type where an endpoint allows it', () => {
-    expect(() => new RequestDocument({ data: { type: '' } }, 'organizations', { allowEmptyType: true })).not.toThrow();
+    expect(
+      () => new RequestDocument({ data: { type: '' } }, 'organizations', { allowEmptyType: true }),
+    ).not.toThrow();
   });
 
   it('collects wrong JSON types with pointers', () => {
@@ -168,19 +201,29 @@ describe('request documents', () => {
     doc.string('name', { required: true });
     doc.boolean('global');
     const http = httpErrorFromAppError(catchError(() => doc.done()));
-    expect(http.body.errors.map((e) => e.source?.pointer)).toEqual(['/data/attributes/name', '/data/attributes/global']);
+    expect(http.body.errors.map((e) => e.source?.pointer)).toEqual([
+      '/data/attributes/name',
+      '/data/attributes/global',
+    ]);
   });
 
   it('reads only type and id from full resource objects in relationship arrays', () => {
     const ids = readIdentifierList(
-      { data: [{ type: 'workspaces', id: 'ws-1', attributes: { name: 'x' }, relationships: {} }, { type: 'workspaces', id: 'ws-1' }] },
+      {
+        data: [
+          { type: 'workspaces', id: 'ws-1', attributes: { name: 'x' }, relationships: {} },
+          { type: 'workspaces', id: 'ws-1' },
+        ],
+      },
       'workspaces',
     );
     expect(ids).toEqual(['ws-1']);
   });
 
   it('rejects a wrong element type in a relationship array', () => {
-    const http = httpErrorFromAppError(catchError(() => readIdentifierList({ data: [{ type: 'projects', id: 'p' }] }, 'workspaces')));
+    const http = httpErrorFromAppError(
+      catchError(() => readIdentifierList({ data: [{ type: 'projects', id: 'p' }] }, 'workspaces')),
+    );
     expect(http.statusCode).toBe(422);
     expect(http.body.errors[0]!.source).toEqual({ pointer: '/data/0/type' });
   });

@@ -23,7 +23,10 @@ export interface PolicySetsOptions {
 export const POLICY_SETS_SCHEMA = 'policy_sets';
 
 export async function startPolicySets(options: PolicySetsOptions): Promise<RunningService> {
-  const clients = createPolicySetsClients({ adminOrgs: options.adminOrgsAddress, storage: options.storageAddress });
+  const clients = createPolicySetsClients({
+    adminOrgs: options.adminOrgsAddress,
+    storage: options.storageAddress,
+  });
   const withClients = (deps: ServiceDeps): PolicySetsDeps => ({ ...deps, clients });
   try {
     return await startGrpcService({

@@ -23,7 +23,9 @@ export class IdentityRepository {
   }
 
   /** Organization -> permissions for every enabled organization the user is a member of. */
-  async memberships(userId: string): Promise<Array<{ organization: string; permissions: string[]; is_owner: boolean }>> {
+  async memberships(
+    userId: string,
+  ): Promise<Array<{ organization: string; permissions: string[]; is_owner: boolean }>> {
     const { rows } = await this.db.query<{ organization: string; permissions: string[]; is_owner: boolean }>(
       `SELECT t.organization,
               coalesce(array_agg(DISTINCT p) FILTER (WHERE p IS NOT NULL), '{}') AS permissions,
@@ -46,7 +48,9 @@ export class IdentityRepository {
 
   async getUsers(ids: string[]): Promise<UserRow[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.db.query<UserRow>('SELECT * FROM users WHERE id = ANY($1) ORDER BY id', [ids]);
+    const { rows } = await this.db.query<UserRow>('SELECT * FROM users WHERE id = ANY($1) ORDER BY id', [
+      ids,
+    ]);
     return rows;
   }
 
@@ -59,7 +63,12 @@ export class IdentityRepository {
   }
 
   async insertToken(id: string, userId: string, token: string, description: string) {
-    const { rows } = await this.db.query<{ id: string; user_id: string; description: string; created_at: string }>(
+    const { rows } = await this.db.query<{
+      id: string;
+      user_id: string;
+      description: string;
+      created_at: string;
+    }>(
       `INSERT INTO authentication_tokens (id, user_id, token_sha256, description) VALUES ($1, $2, $3, $4)
        RETURNING id, user_id, description, created_at`,
       [id, userId, hashToken(token), description],

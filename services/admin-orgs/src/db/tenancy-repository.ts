@@ -60,14 +60,19 @@ export class TenancyRepository {
   // ------------------------------------------------------------ organizations
 
   async getOrganization(name: string): Promise<OrganizationRow | undefined> {
-    const { rows } = await this.db.query<OrganizationRow>(`SELECT ${ORG_COLUMNS} FROM organizations o WHERE o.name = $1`, [
-      name,
-    ]);
+    const { rows } = await this.db.query<OrganizationRow>(
+      `SELECT ${ORG_COLUMNS} FROM organizations o WHERE o.name = $1`,
+      [name],
+    );
     return rows[0];
   }
 
   async insertOrganization(name: string, externalId: string, email: string): Promise<void> {
-    await this.db.query('INSERT INTO organizations (name, external_id, email) VALUES ($1, $2, $3)', [name, externalId, email]);
+    await this.db.query('INSERT INTO organizations (name, external_id, email) VALUES ($1, $2, $3)', [
+      name,
+      externalId,
+      email,
+    ]);
   }
 
   /** Organizations visible to a user: all for site admins, else those they are a member of. */
@@ -114,7 +119,9 @@ export class TenancyRepository {
   // ------------------------------------------------------------ teams
 
   async getTeam(id: string): Promise<TeamRow | undefined> {
-    const { rows } = await this.db.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM teams t WHERE t.id = $1`, [id]);
+    const { rows } = await this.db.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM teams t WHERE t.id = $1`, [
+      id,
+    ]);
     return rows[0];
   }
 
@@ -135,7 +142,10 @@ export class TenancyRepository {
   }
 
   async removeMembers(teamId: string, userIds: string[]): Promise<void> {
-    await this.db.query('DELETE FROM team_members WHERE team_id = $1 AND user_id = ANY($2)', [teamId, userIds]);
+    await this.db.query('DELETE FROM team_members WHERE team_id = $1 AND user_id = ANY($2)', [
+      teamId,
+      userIds,
+    ]);
   }
 
   // ------------------------------------------------------------ projects
@@ -177,7 +187,10 @@ export class TenancyRepository {
     return { rows, total: rows[0]?.total ?? (await this.countIn('projects', organization, search)) };
   }
 
-  async updateProject(id: string, fields: { name?: string; description?: string }): Promise<ProjectRow | undefined> {
+  async updateProject(
+    id: string,
+    fields: { name?: string; description?: string },
+  ): Promise<ProjectRow | undefined> {
     const { rows } = await this.db.query<ProjectRow>(
       `UPDATE projects SET name = coalesce($2, name), description = coalesce($3, description), updated_at = now()
         WHERE id = $1 RETURNING *`,
@@ -187,7 +200,10 @@ export class TenancyRepository {
   }
 
   async deleteProject(id: string): Promise<string[]> {
-    const { rows } = await this.db.query<{ id: string }>('DELETE FROM workspaces WHERE project_id = $1 RETURNING id', [id]);
+    const { rows } = await this.db.query<{ id: string }>(
+      'DELETE FROM workspaces WHERE project_id = $1 RETURNING id',
+      [id],
+    );
     await this.db.query('DELETE FROM projects WHERE id = $1', [id]);
     return rows.map((r) => r.id);
   }
@@ -206,9 +222,10 @@ export class TenancyRepository {
   }
 
   async countWorkspaces(organization: string): Promise<number> {
-    const { rows } = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces WHERE organization = $1', [
-      organization,
-    ]);
+    const { rows } = await this.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM workspaces WHERE organization = $1',
+      [organization],
+    );
     return rows[0]?.n ?? 0;
   }
 
@@ -248,7 +265,11 @@ export class TenancyRepository {
     return (rowCount ?? 0) > 0;
   }
 
-  private async countIn(table: 'projects' | 'workspaces', organization: string, search: string): Promise<number> {
+  private async countIn(
+    table: 'projects' | 'workspaces',
+    organization: string,
+    search: string,
+  ): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM ${table} WHERE organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%')`,
       [organization, escapeLike(search)],

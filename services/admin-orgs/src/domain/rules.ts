@@ -1,5 +1,11 @@
 import { AppError, ValidationErrors, invalidAttribute, notFound } from '@policyhub/errors';
-import { type Permission, PERMISSIONS, type Principal, canAccessOrganization, hasPermission } from '@policyhub/grpc-runtime';
+import {
+  type Permission,
+  PERMISSIONS,
+  type Principal,
+  canAccessOrganization,
+  hasPermission,
+} from '@policyhub/grpc-runtime';
 
 /** Organization, workspace and user names: letters, digits, `-` and `_`. */
 export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -10,9 +16,17 @@ export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 /** Owners of an organization (its `owners` team) may manage the organization and its teams. */
 export const OWNER = 'owners';
 
-export function requireName(value: string, pointer: string, code: string, pattern = NAME_PATTERN, max = 90): void {
-  if (!value || value.trim() === '') throw invalidAttribute(code, pointer, `${label(pointer)} can't be blank`);
-  if (value.length > max) throw invalidAttribute(code, pointer, `${label(pointer)} is too long (maximum is ${max} characters)`);
+export function requireName(
+  value: string,
+  pointer: string,
+  code: string,
+  pattern = NAME_PATTERN,
+  max = 90,
+): void {
+  if (!value || value.trim() === '')
+    throw invalidAttribute(code, pointer, `${label(pointer)} can't be blank`);
+  if (value.length > max)
+    throw invalidAttribute(code, pointer, `${label(pointer)} is too long (maximum is ${max} characters)`);
   if (!pattern.test(value)) {
     throw invalidAttribute(
       code,
@@ -30,7 +44,11 @@ export function validatePermissions(perms: string[]): string[] {
   const errors = new ValidationErrors();
   for (const p of perms) {
     if (!(PERMISSIONS as readonly string[]).includes(p)) {
-      errors.add('ADMIN_ORGS_UNKNOWN_PERMISSION', '/data/attributes/organization-access', `unknown permission ${p}`);
+      errors.add(
+        'ADMIN_ORGS_UNKNOWN_PERMISSION',
+        '/data/attributes/organization-access',
+        `unknown permission ${p}`,
+      );
     }
   }
   errors.throwIfAny();
@@ -42,7 +60,11 @@ export function requireAccess(principal: Principal | undefined, organization: st
   if (!canAccessOrganization(principal, organization)) throw notFound();
 }
 
-export function requirePermission(principal: Principal | undefined, organization: string, permission: Permission): void {
+export function requirePermission(
+  principal: Principal | undefined,
+  organization: string,
+  permission: Permission,
+): void {
   if (!hasPermission(principal, organization, permission)) throw notFound();
 }
 

@@ -31,7 +31,10 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
         userId: p.userId,
         username: p.username,
         isSiteAdmin: p.isSiteAdmin,
-        memberships: Object.entries(p.memberships).map(([organization, permissions]) => ({ organization, permissions })),
+        memberships: Object.entries(p.memberships).map(([organization, permissions]) => ({
+          organization,
+          permissions,
+        })),
       };
     },
 
@@ -41,11 +44,20 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
       requireEmail(req.email, '/data/attributes/email', 'ADMIN_ORGS_INVALID_EMAIL');
       try {
         return toUser(
-          await repo.insertUser({ id: newId('user'), username: req.username, email: req.email, is_site_admin: req.isSiteAdmin }),
+          await repo.insertUser({
+            id: newId('user'),
+            username: req.username,
+            email: req.email,
+            is_site_admin: req.isSiteAdmin,
+          }),
         );
       } catch (err) {
         if (isUniqueViolation(err)) {
-          throw invalidAttribute('ADMIN_ORGS_USERNAME_TAKEN', '/data/attributes/username', 'Username has already been taken');
+          throw invalidAttribute(
+            'ADMIN_ORGS_USERNAME_TAKEN',
+            '/data/attributes/username',
+            'Username has already been taken',
+          );
         }
         throw err;
       }
@@ -58,7 +70,13 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
       if (!user) throw notFound();
       const token = generateToken();
       const row = await repo.insertToken(newId('at'), user.id, token, req.description);
-      return { id: row.id, userId: row.user_id, description: row.description, createdAt: row.created_at, token };
+      return {
+        id: row.id,
+        userId: row.user_id,
+        description: row.description,
+        createdAt: row.created_at,
+        token,
+      };
     },
 
     async GetAccountDetails(_req, { principal }) {

@@ -38,9 +38,16 @@ async function visibleOrganization(repo: TenancyRepository, p: Principal | undef
 }
 
 const nameTaken = (what: string) =>
-  invalidAttribute(`ADMIN_ORGS_${what.toUpperCase()}_NAME_TAKEN`, '/data/attributes/name', 'Name has already been taken');
+  invalidAttribute(
+    `ADMIN_ORGS_${what.toUpperCase()}_NAME_TAKEN`,
+    '/data/attributes/name',
+    'Name has already been taken',
+  );
 
-export function organizationHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV1.OrganizationsHandlers> {
+export function organizationHandlers({
+  db,
+  relay,
+}: TenancyDeps): Handlers<adminorgsV1.OrganizationsHandlers> {
   const repo = new TenancyRepository(db);
   return {
     async CreateOrganization(req, { principal }) {
@@ -54,7 +61,13 @@ export function organizationHandlers({ db, relay }: TenancyDeps): Handlers<admin
           const ownersId = newId('team');
           await r.insertTeam(ownersId, req.name, OWNER, [...PERMISSIONS]);
           await r.addMembers(ownersId, [caller.userId]);
-          await r.insertProject({ id: newId('prj'), organization: req.name, name: DEFAULT_PROJECT, description: '', is_default: true });
+          await r.insertProject({
+            id: newId('prj'),
+            organization: req.name,
+            name: DEFAULT_PROJECT,
+            description: '',
+            is_default: true,
+          });
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken('organization');
@@ -71,7 +84,11 @@ export function organizationHandlers({ db, relay }: TenancyDeps): Handlers<admin
     async ListOrganizations(req, { principal }) {
       const caller = requirePrincipal(principal);
       const w = pageWindow(req.page);
-      const { rows, total } = await repo.listOrganizations(caller.isSiteAdmin ? null : caller.userId, w.size, w.offset);
+      const { rows, total } = await repo.listOrganizations(
+        caller.isSiteAdmin ? null : caller.userId,
+        w.size,
+        w.offset,
+      );
       return {
         organizations: rows.map((o: OrganizationRow) => toOrganization(o, permissionsIn(caller, o.name))),
         page: pageInfo(w, total),
@@ -82,11 +99,21 @@ export function organizationHandlers({ db, relay }: TenancyDeps): Handlers<admin
       await visibleOrganization(repo, principal, req.name);
       requireOwner(principal, req.name);
       if (req.newName !== undefined && req.newName !== null) {
-        requireName(req.newName, '/data/attributes/name', 'ADMIN_ORGS_INVALID_ORGANIZATION_NAME', undefined, 40);
+        requireName(
+          req.newName,
+          '/data/attributes/name',
+          'ADMIN_ORGS_INVALID_ORGANIZATION_NAME',
+          undefined,
+          40,
+        );
       }
-      if (req.email !== undefined && req.email !== null) requireEmail(req.email, '/data/attributes/email', 'ADMIN_ORGS_INVALID_EMAIL');
+      if (req.email !== undefined && req.email !== null)
+        requireEmail(req.email, '/data/attributes/email', 'ADMIN_ORGS_INVALID_EMAIL');
       try {
-        await repo.updateOrganization(req.name, { name: req.newName ?? undefined, email: req.email ?? undefined });
+        await repo.updateOrganization(req.name, {
+          name: req.newName ?? undefined,
+          email: req.email ?? undefined,
+        });
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken('organization');
         throw err;
@@ -132,7 +159,8 @@ export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHan
     const { rows } = await db.query<{ id: string }>('SELECT id FROM users WHERE id = ANY($1)', [ids]);
     const found = new Set(rows.map((r) => r.id));
     const missing = ids.filter((id) => !found.has(id));
-    if (missing.length > 0) throw unprocessable('ADMIN_ORGS_USER_NOT_FOUND', `user not found: ${missing.join(', ')}`);
+    if (missing.length > 0)
+      throw unprocessable('ADMIN_ORGS_USER_NOT_FOUND', `user not found: ${missing.join(', ')}`);
   };
   return {
     async CreateTeam(req, { principal }) {
@@ -183,7 +211,13 @@ export function projectHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV
     async CreateProject(req, { principal }) {
       await visibleOrganization(repo, principal, req.organization);
       requirePermission(principal, req.organization, 'manage-projects');
-      requireName(req.name, '/data/attributes/name', 'ADMIN_ORGS_INVALID_PROJECT_NAME', PROJECT_NAME_PATTERN, 40);
+      requireName(
+        req.name,
+        '/data/attributes/name',
+        'ADMIN_ORGS_INVALID_PROJECT_NAME',
+        PROJECT_NAME_PATTERN,
+        40,
+      );
       try {
         return toProject(
           await repo.insertProject({
@@ -215,11 +249,20 @@ export function projectHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV
       const project = await visibleProject(principal, req.id);
       requirePermission(principal, project.organization, 'manage-projects');
       if (req.name !== undefined && req.name !== null) {
-        requireName(req.name, '/data/attributes/name', 'ADMIN_ORGS_INVALID_PROJECT_NAME', PROJECT_NAME_PATTERN, 40);
+        requireName(
+          req.name,
+          '/data/attributes/name',
+          'ADMIN_ORGS_INVALID_PROJECT_NAME',
+          PROJECT_NAME_PATTERN,
+          40,
+        );
       }
       try {
         return toProject(
-          (await repo.updateProject(req.id, { name: req.name ?? undefined, description: req.description ?? undefined }))!,
+          (await repo.updateProject(req.id, {
+            name: req.name ?? undefined,
+            description: req.description ?? undefined,
+          }))!,
         );
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken('project');
@@ -231,14 +274,23 @@ export function projectHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV
       const project = await visibleProject(principal, req.id);
       requirePermission(principal, project.organization, 'manage-projects');
       if (project.is_default) {
-        throw unprocessable('ADMIN_ORGS_DEFAULT_PROJECT', 'the default project of an organization cannot be deleted');
+        throw unprocessable(
+          'ADMIN_ORGS_DEFAULT_PROJECT',
+          'the default project of an organization cannot be deleted',
+        );
       }
       await db.transaction(async (tx) => {
         const workspaceIds = await new TenancyRepository(tx).deleteProject(project.id);
         for (const workspaceId of workspaceIds) {
-          await enqueueEvent(tx, TOPICS.workspaceDeleted, workspaceId, { organization: project.organization, workspaceId });
+          await enqueueEvent(tx, TOPICS.workspaceDeleted, workspaceId, {
+            organization: project.organization,
+            workspaceId,
+          });
         }
-        await enqueueEvent(tx, TOPICS.projectDeleted, project.id, { organization: project.organization, projectId: project.id });
+        await enqueueEvent(tx, TOPICS.projectDeleted, project.id, {
+          organization: project.organization,
+          projectId: project.id,
+        });
       });
       await relay.flushWithin();
       return {};
@@ -246,7 +298,11 @@ export function projectHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV
 
     async BatchGetProjects(req, { principal }) {
       const rows = await repo.getProjects(req.ids);
-      return { projects: rows.filter((r) => !principal || canAccessOrganization(principal, r.organization)).map(toProject) };
+      return {
+        projects: rows
+          .filter((r) => !principal || canAccessOrganization(principal, r.organization))
+          .map(toProject),
+      };
     },
   };
 }
@@ -262,7 +318,11 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
   const projectIn = async (organization: string, projectId: string) => {
     const project = projectId ? await repo.getProject(projectId) : await repo.defaultProject(organization);
     if (!project || project.organization !== organization) {
-      throw invalidAttribute('ADMIN_ORGS_PROJECT_NOT_FOUND', '/data/relationships/project/data/id', 'Project not found');
+      throw invalidAttribute(
+        'ADMIN_ORGS_PROJECT_NOT_FOUND',
+        '/data/relationships/project/data/id',
+        'Project not found',
+      );
     }
     return project;
   };
@@ -338,7 +398,10 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
       requirePermission(principal, ws.organization, 'manage-workspaces');
       await db.transaction(async (tx) => {
         if (await new TenancyRepository(tx).deleteWorkspace(ws.id)) {
-          await enqueueEvent(tx, TOPICS.workspaceDeleted, ws.id, { organization: ws.organization, workspaceId: ws.id });
+          await enqueueEvent(tx, TOPICS.workspaceDeleted, ws.id, {
+            organization: ws.organization,
+            workspaceId: ws.id,
+          });
         }
       });
       await relay.flushWithin();
@@ -348,7 +411,9 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
     async BatchGetWorkspaces(req, { principal }) {
       const rows = await repo.getWorkspaces(req.ids);
       return {
-        workspaces: rows.filter((r) => !principal || canAccessOrganization(principal, r.organization)).map(toWorkspace),
+        workspaces: rows
+          .filter((r) => !principal || canAccessOrganization(principal, r.organization))
+          .map(toWorkspace),
       };
     },
   };

@@ -69,17 +69,20 @@ function toJsonApi(statusCode: number, items: ErrorItem[], fallbackDetail?: stri
   // 401 and 404 bodies never carry details: a 404 must look the same whether the thing is
   // missing or merely hidden from the caller.
   if (statusCode === 404 || statusCode === 401) {
-    return { statusCode, body: { errors: [{ status: String(statusCode), title: DEFAULT_TITLES[statusCode]! }] } };
+    return {
+      statusCode,
+      body: { errors: [{ status: String(statusCode), title: DEFAULT_TITLES[statusCode]! }] },
+    };
   }
-  const errors: JsonApiError[] = (items.length > 0 ? items : [{ title: DEFAULT_TITLES[statusCode] ?? 'error', detail: fallbackDetail }]).map(
-    (i) => {
-      const e: JsonApiError = { status: String(statusCode), title: i.title };
-      if (i.detail) e.detail = i.detail;
-      if (i.pointer) e.source = { pointer: i.pointer };
-      else if (i.parameter) e.source = { parameter: i.parameter };
-      return e;
-    },
-  );
+  const errors: JsonApiError[] = (
+    items.length > 0 ? items : [{ title: DEFAULT_TITLES[statusCode] ?? 'error', detail: fallbackDetail }]
+  ).map((i) => {
+    const e: JsonApiError = { status: String(statusCode), title: i.title };
+    if (i.detail) e.detail = i.detail;
+    if (i.pointer) e.source = { pointer: i.pointer };
+    else if (i.parameter) e.source = { parameter: i.parameter };
+    return e;
+  });
   return { statusCode, body: { errors } };
 }
 
@@ -91,7 +94,11 @@ export function httpErrorFromAppError(err: AppError): HttpError {
 export function httpErrorFromGrpc(err: unknown): HttpError {
   const remote = readServiceError(err);
   const statusCode = HTTP_STATUS_FOR_GRPC[remote.status] ?? 500;
-  if (statusCode >= 500) return toJsonApi(statusCode, remote.status === grpc.status.UNAVAILABLE && remote.items.length ? remote.items : []);
+  if (statusCode >= 500)
+    return toJsonApi(
+      statusCode,
+      remote.status === grpc.status.UNAVAILABLE && remote.items.length ? remote.items : [],
+    );
   return toJsonApi(statusCode, remote.items, remote.details);
 }
 
@@ -103,6 +110,9 @@ export function httpError(statusCode: number, detail?: string, source?: JsonApiE
 }
 
 export const isGrpcError = (err: unknown): boolean =>
-  typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'number' && 'metadata' in err;
+  typeof err === 'object' &&
+  err !== null &&
+  typeof (err as { code?: unknown }).code === 'number' &&
+  'metadata' in err;
 
 export { AppError };

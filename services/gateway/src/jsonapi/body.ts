@@ -11,7 +11,11 @@ export class RequestDocument {
   readonly relationships: Record<string, unknown>;
   readonly data: Record<string, unknown>;
 
-  constructor(body: unknown, expectedType: string, options: { allowEmptyType?: boolean; typeOptional?: boolean } = {}) {
+  constructor(
+    body: unknown,
+    expectedType: string,
+    options: { allowEmptyType?: boolean; typeOptional?: boolean } = {},
+  ) {
     const data = isObject(body) ? body.data : undefined;
     if (!isObject(data)) {
       throw invalid('/data', 'data must be an object');
@@ -23,7 +27,12 @@ export class RequestDocument {
       (options.allowEmptyType && (type === '' || type === undefined || type === null)) ||
       (options.typeOptional && type === undefined);
     if (!typeOk) {
-      throw invalid('/data/type', type === undefined ? `data.type is required and must be ${expectedType}` : `data.type must be ${expectedType}`);
+      throw invalid(
+        '/data/type',
+        type === undefined
+          ? `data.type is required and must be ${expectedType}`
+          : `data.type must be ${expectedType}`,
+      );
     }
     if (data.attributes !== undefined && data.attributes !== null && !isObject(data.attributes)) {
       throw invalid('/data/attributes', 'attributes must be an object');
@@ -52,7 +61,10 @@ export class RequestDocument {
     }
     if (typeof v !== 'string') return this.fail(name, `${humanize(name)} must be a string`);
     if (v.length > (options.maxLength ?? 10_000)) {
-      return this.fail(name, `${humanize(name)} is too long (maximum is ${options.maxLength ?? 10_000} characters)`);
+      return this.fail(
+        name,
+        `${humanize(name)} is too long (maximum is ${options.maxLength ?? 10_000} characters)`,
+      );
     }
     return v;
   }
@@ -74,9 +86,13 @@ export class RequestDocument {
     const v = this.attributes[name];
     if (v === undefined) return undefined;
     if (v === null) return null;
-    if (typeof v !== 'number' || !Number.isInteger(v)) return this.fail(name, `${humanize(name)} must be an integer`);
+    if (typeof v !== 'number' || !Number.isInteger(v))
+      return this.fail(name, `${humanize(name)} must be an integer`);
     if (v < (options.min ?? 0) || v > (options.max ?? 2_147_483_647)) {
-      return this.fail(name, `${humanize(name)} must be between ${options.min ?? 0} and ${options.max ?? 2_147_483_647}`);
+      return this.fail(
+        name,
+        `${humanize(name)} must be between ${options.min ?? 0} and ${options.max ?? 2_147_483_647}`,
+      );
     }
     return v;
   }
@@ -92,7 +108,8 @@ export class RequestDocument {
   stringArray(name: string): string[] | undefined {
     const v = this.attributes[name];
     if (v === undefined || v === null) return undefined;
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return this.fail(name, `${humanize(name)} must be a list of strings`);
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+      return this.fail(name, `${humanize(name)} must be a list of strings`);
     return v as string[];
   }
 
@@ -135,7 +152,13 @@ export function readIdentifierList(body: unknown, elementType: string): string[]
   return ids;
 }
 
-function readIdentifiers(data: unknown[], elementType: string, pointer: string, errors: ErrorItem[], single = false): string[] {
+function readIdentifiers(
+  data: unknown[],
+  elementType: string,
+  pointer: string,
+  errors: ErrorItem[],
+  single = false,
+): string[] {
   if (data.length > 1000) {
     errors.push({ title: 'invalid attribute', detail: 'too many elements (maximum is 1000)', pointer });
     return [];
@@ -144,15 +167,27 @@ function readIdentifiers(data: unknown[], elementType: string, pointer: string, 
   data.forEach((el, i) => {
     const at = single ? pointer : `${pointer}/${i}`;
     if (!isObject(el)) {
-      errors.push({ title: 'invalid attribute', detail: 'must be a resource identifier {"type", "id"}', pointer: at });
+      errors.push({
+        title: 'invalid attribute',
+        detail: 'must be a resource identifier {"type", "id"}',
+        pointer: at,
+      });
       return;
     }
     if (el.type !== elementType) {
-      errors.push({ title: 'invalid attribute', detail: `type must be ${elementType}`, pointer: `${at}/type` });
+      errors.push({
+        title: 'invalid attribute',
+        detail: `type must be ${elementType}`,
+        pointer: `${at}/type`,
+      });
       return;
     }
     if (typeof el.id !== 'string' || el.id === '' || el.id.length > 200) {
-      errors.push({ title: 'invalid attribute', detail: 'id must be a non-empty string', pointer: `${at}/id` });
+      errors.push({
+        title: 'invalid attribute',
+        detail: 'id must be a non-empty string',
+        pointer: `${at}/id`,
+      });
       return;
     }
     ids.push(el.id);
@@ -163,7 +198,8 @@ function readIdentifiers(data: unknown[], elementType: string, pointer: string, 
 const invalid = (pointer: string, detail: string) =>
   new AppError('invalid', 'GATEWAY_INVALID_BODY', [{ title: 'invalid attribute', detail, pointer }]);
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const humanize = (name: string): string => {
   const words = name.replace(/[-_]/g, ' ');

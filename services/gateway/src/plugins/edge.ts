@@ -1,7 +1,13 @@
 import { AppError, badRequest } from '@policyhub/errors';
 import { metrics, type Logger } from '@policyhub/telemetry';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { httpError, httpErrorFromAppError, httpErrorFromGrpc, isGrpcError } from '../errors/http-errors.js';
+import {
+  type HttpError,
+  httpError,
+  httpErrorFromAppError,
+  httpErrorFromGrpc,
+  isGrpcError,
+} from '../errors/http-errors.js';
 import { nulCharacterError, nulCharacterPointer } from './nul-characters.js';
 
 export const JSON_API = 'application/vnd.api+json';
@@ -58,10 +64,15 @@ export function registerBodyParsing(app: FastifyInstance): void {
 
 export function registerErrorHandling(app: FastifyInstance, logger: Logger): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
-    let mapped;
+    let mapped: HttpError;
     if (err instanceof AppError) mapped = httpErrorFromAppError(err);
     else if (isGrpcError(err)) mapped = httpErrorFromGrpc(err);
-    else if ('statusCode' in err && typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    else if (
+      'statusCode' in err &&
+      typeof err.statusCode === 'number' &&
+      err.statusCode >= 400 &&
+      err.statusCode < 500
+    ) {
       mapped = httpError(err.statusCode, clientMessage(err as FastifyError));
     } else {
       mapped = httpError(500);
@@ -106,9 +117,17 @@ export function registerRequestLogging(app: FastifyInstance, logger: Logger): vo
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;
-    metrics.httpRequests.observe({ method: request.method, route, status: String(reply.statusCode) }, seconds);
+    metrics.httpRequests.observe(
+      { method: request.method, route, status: String(reply.statusCode) },
+      seconds,
+    );
     logger.info(
-      { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      {
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
       'request',
     );
   });

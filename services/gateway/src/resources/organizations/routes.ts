@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument, sendNoContent } from '../../route-context.js';
+import {
+  type RouteContext,
+  as,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  sendNoContent,
+} from '../../route-context.js';
 import { serializeOrganization } from './serializer.js';
 
 export function registerOrganizationRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -27,7 +34,10 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: RouteConte
   });
 
   app.get('/organizations/:name', async (request, reply) => {
-    const org = await clients.organizations.GetOrganization({ name: paramsOf<'name'>(request).name }, as(request));
+    const org = await clients.organizations.GetOrganization(
+      { name: paramsOf<'name'>(request).name },
+      as(request),
+    );
     return sendDocument(reply, 200, { data: serializeOrganization(org) });
   });
 

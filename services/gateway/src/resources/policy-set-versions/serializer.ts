@@ -8,7 +8,10 @@ export const uploadUrl = (baseUrl: string, token: string): string => `${baseUrl}
  * The one serializer of `policy-set-versions` (create, show, list, included). The upload link is
  * emitted both as `links.upload` (upstream) and `attributes.upload` (spec) while usable.
  */
-export function serializePolicySetVersion(v: policysetsV1.PolicySetVersion__Output, baseUrl: string): ResourceObject {
+export function serializePolicySetVersion(
+  v: policysetsV1.PolicySetVersion__Output,
+  baseUrl: string,
+): ResourceObject {
   const upload = v.uploadToken ? uploadUrl(baseUrl, v.uploadToken) : null;
   return {
     id: v.id,

@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument, sendNoContent } from '../../route-context.js';
+import {
+  type RouteContext,
+  as,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  sendNoContent,
+} from '../../route-context.js';
 import { serializeProject } from './serializer.js';
 
 export function registerProjectRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -29,7 +36,12 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: RouteContext): 
     );
     return sendDocument(reply, 200, {
       data: res.projects.map(serializeProject),
-      ...paginationDocument(res.page!, ctx.baseUrl(request), `/api/v2/organizations/${encodeURIComponent(org)}/projects`, query),
+      ...paginationDocument(
+        res.page!,
+        ctx.baseUrl(request),
+        `/api/v2/organizations/${encodeURIComponent(org)}/projects`,
+        query,
+      ),
     });
   });
 

@@ -13,12 +13,20 @@ function readOrganizationAccess(doc: RequestDocument): string[] {
   for (const [key, value] of Object.entries(access)) {
     if (typeof value !== 'boolean') {
       throw new AppError('invalid', 'GATEWAY_INVALID_BODY', [
-        { title: 'invalid attribute', detail: `${key} must be true or false`, pointer: `/data/attributes/organization-access/${key}` },
+        {
+          title: 'invalid attribute',
+          detail: `${key} must be true or false`,
+          pointer: `/data/attributes/organization-access/${key}`,
+        },
       ]);
     }
     if (!(PERMISSIONS as readonly string[]).includes(key)) {
       throw new AppError('invalid', 'GATEWAY_INVALID_BODY', [
-        { title: 'invalid attribute', detail: `unknown permission ${key}`, pointer: `/data/attributes/organization-access/${key}` },
+        {
+          title: 'invalid attribute',
+          detail: `unknown permission ${key}`,
+          pointer: `/data/attributes/organization-access/${key}`,
+        },
       ]);
     }
     if (value) granted.push(key);
@@ -52,11 +60,15 @@ export function registerTeamRoutes(app: FastifyInstance, { clients }: RouteConte
     return sendNoContent(reply);
   });
 
-  app.delete('/teams/:id/relationships/users', { config: { changesAccess: true } }, async (request, reply) => {
-    const teamId = paramsOf<'id'>(request).id;
-    await clients.teams.GetTeam({ id: teamId }, as(request));
-    const userIds = readIdentifierList(request.body, 'users');
-    await clients.teams.RemoveTeamMembers({ teamId, userIds }, as(request));
-    return sendNoContent(reply);
-  });
+  app.delete(
+    '/teams/:id/relationships/users',
+    { config: { changesAccess: true } },
+    async (request, reply) => {
+      const teamId = paramsOf<'id'>(request).id;
+      await clients.teams.GetTeam({ id: teamId }, as(request));
+      const userIds = readIdentifierList(request.body, 'users');
+      await clients.teams.RemoveTeamMembers({ teamId, userIds }, as(request));
+      return sendNoContent(reply);
+    },
+  );
 }

@@ -17,9 +17,13 @@ export function registerUserRoutes(app: FastifyInstance, { clients }: RouteConte
 
   // The token value is in this response only; admin-orgs keeps its SHA-256.
   app.post('/users/:id/authentication-tokens', async (request, reply) => {
-    const doc = new RequestDocument(request.body ?? { data: { type: 'authentication-tokens' } }, 'authentication-tokens', {
-      allowEmptyType: true,
-    });
+    const doc = new RequestDocument(
+      request.body ?? { data: { type: 'authentication-tokens' } },
+      'authentication-tokens',
+      {
+        allowEmptyType: true,
+      },
+    );
     const description = doc.string('description', { maxLength: 255 }) ?? '';
     doc.done();
     const token = await clients.identity.CreateAuthenticationToken(

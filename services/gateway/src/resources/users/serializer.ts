@@ -5,7 +5,12 @@ export function serializeUser(u: adminorgsV1.User__Output): ResourceObject {
   return {
     id: u.id,
     type: 'users',
-    attributes: { username: u.username, email: u.email, 'is-site-admin': u.isSiteAdmin, 'created-at': u.createdAt },
+    attributes: {
+      username: u.username,
+      email: u.email,
+      'is-site-admin': u.isSiteAdmin,
+      'created-at': u.createdAt,
+    },
     links: selfLink(`/users/${u.id}`),
   };
 }

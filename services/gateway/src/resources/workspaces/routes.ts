@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument, sendNoContent } from '../../route-context.js';
+import {
+  type RouteContext,
+  as,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  sendNoContent,
+} from '../../route-context.js';
 import { serializeWorkspace } from './serializer.js';
 
 export function registerWorkspaceRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -30,7 +37,12 @@ export function registerWorkspaceRoutes(app: FastifyInstance, ctx: RouteContext)
     );
     return sendDocument(reply, 200, {
       data: res.workspaces.map(serializeWorkspace),
-      ...paginationDocument(res.page!, ctx.baseUrl(request), `/api/v2/organizations/${encodeURIComponent(org)}/workspaces`, query),
+      ...paginationDocument(
+        res.page!,
+        ctx.baseUrl(request),
+        `/api/v2/organizations/${encodeURIComponent(org)}/workspaces`,
+        query,
+      ),
     });
   });
 
