@@ -2,7 +2,14 @@ import { Db, runMigrations } from '@policyhub/db';
 import { createLogger } from '@policyhub/telemetry';
 import { createTestDatabase, type TestDatabase, waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BusMessage, enqueueEvent, eventMigrations, type EventTransport, OutboxRelay, TOPICS } from '../src/index.js';
+import {
+  type BusMessage,
+  enqueueEvent,
+  eventMigrations,
+  type EventTransport,
+  OutboxRelay,
+  TOPICS,
+} from '../src/index.js';
 
 /**
  * Postgres can drop the relay's connection while the relay holds its transaction open across a

@@ -9,6 +9,8 @@ export const serviceConfigShape = {
   GRPC_HOST: z.string().default('0.0.0.0'),
   GRPC_PORT: env.port(50051),
   OPS_PORT: env.port(9464),
+  /** Interface of the ops server (/healthz, /readyz, /metrics); 127.0.0.1 keeps it off the network. */
+  OPS_HOST: z.string().default('0.0.0.0'),
   KAFKA_BROKERS: env.brokers(),
   /** Failover bound after a crash: a consumer silent this long loses its partitions (≥ 6 s on real brokers). */
   KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 1_000),
@@ -50,7 +52,11 @@ export async function runServiceMain<S extends z.ZodRawShape>(
     await transport.close();
     return;
   }
-  const ops = await startOpsServer({ port: config.OPS_PORT, isReady: () => service.isReady() });
+  const ops = await startOpsServer({
+    port: config.OPS_PORT,
+    host: config.OPS_HOST,
+    isReady: () => service.isReady(),
+  });
   const stop = async () => {
     logger.info('shutting down');
     ops.close();
