@@ -77,7 +77,13 @@ export function registerErrorHandling(app: FastifyInstance, logger: Logger): voi
     } else {
       mapped = httpError(500);
     }
-    if (mapped.statusCode >= 500) {
+    if (mapped.statusCode === 503) {
+      // A dependency is down (e.g. Postgres restarting): expected and transient, one line each.
+      logger.warn(
+        { route: request.routeOptions.url, method: request.method, reason: err.message },
+        'service unavailable',
+      );
+    } else if (mapped.statusCode >= 500) {
       logger.error({ err, route: request.routeOptions.url, method: request.method }, 'request failed');
     }
     reply.status(mapped.statusCode).type(JSON_API).send(mapped.body);
