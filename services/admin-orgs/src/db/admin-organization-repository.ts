@@ -75,6 +75,14 @@ export function searchCondition(search: OrganizationSearch): { where: string; pa
   return { where: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
+/**
+ * Planner settings for one substring search transaction. Postgres underestimates how selective a
+ * trigram match is and picks a sequential scan (or a walk of the created_at index) that applies
+ * ILIKE to every organization: 20–30 ms at 20,000 rows, growing linearly. Bitmap scans over the
+ * trigram GIN indexes stay a few milliseconds (measured with bench/, see bench/RESULTS.md).
+ */
+export const TRIGRAM_SEARCH_PLAN = 'SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off';
+
 export class AdminOrganizationRepository {
   constructor(private readonly db: Queryable) {}
 

@@ -5,6 +5,7 @@ import type { OutboxRelay } from '@policyhub/events';
 import type { Handlers } from '@policyhub/grpc-runtime';
 import {
   AdminOrganizationRepository,
+  TRIGRAM_SEARCH_PLAN,
   type OrganizationSearch,
   type OrganizationSettings,
 } from '../db/admin-organization-repository.js';
@@ -73,10 +74,14 @@ export function adminOrganizationHandlers({
         providerProducer: req.providerProducer,
       };
       const w = pageWindow(req.page);
-      const [rows, counts] = await Promise.all([
-        repo.search(search, w.size, w.offset),
-        repo.countMatching(search),
-      ]);
+      const isTextSearch = search.query !== '' || search.name !== '' || search.email !== '';
+      const [rows, counts] = isTextSearch
+        ? await db.transaction(async (tx) => {
+            await tx.query(TRIGRAM_SEARCH_PLAN);
+            const r = new AdminOrganizationRepository(tx);
+            return [await r.search(search, w.size, w.offset), await r.countMatching(search)] as const;
+          })
+        : await Promise.all([repo.search(search, w.size, w.offset), repo.countMatching(search)]);
       return {
         organizations: rows.map((r) => toOrganization(r)),
         page: pageInfo(w, counts.total),
