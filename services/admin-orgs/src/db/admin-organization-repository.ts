@@ -98,6 +98,31 @@ export class AdminOrganizationRepository {
     return rows;
   }
 
+  /**
+   * A substring search in one statement: the matches are collected once (bitmap scans over the
+   * trigram indexes, see TRIGRAM_SEARCH_PLAN) and both the page and the counts come from them.
+   */
+  async searchWithCounts(
+    search: OrganizationSearch,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: OrganizationRow[]; total: number; disabled: number }> {
+    const { where, params } = searchCondition(search);
+    const n = params.length;
+    const { rows } = await this.db.query<OrganizationRow & { total: number; disabled: number }>(
+      `WITH matches AS MATERIALIZED (SELECT o.name, o.created_at, o.is_disabled FROM organizations o ${where}),
+            page AS (SELECT name FROM matches ORDER BY created_at, name LIMIT $${n + 1} OFFSET $${n + 2})
+       SELECT ${ORG_COLUMNS},
+              (SELECT count(*) FROM matches)::int AS total,
+              (SELECT count(*) FROM matches WHERE is_disabled)::int AS disabled
+         FROM organizations o JOIN page ON page.name = o.name
+        ORDER BY o.created_at, o.name`,
+      [...params, limit, offset],
+    );
+    if (rows.length > 0) return { rows, total: rows[0]!.total, disabled: rows[0]!.disabled };
+    return { rows, ...(await this.countMatching(search)) };
+  }
+
   /** How many organizations match, and how many of them are disabled. */
   async countMatching(search: OrganizationSearch): Promise<{ total: number; disabled: number }> {
     const { where, params } = searchCondition(search);

@@ -75,13 +75,14 @@ export function adminOrganizationHandlers({
       };
       const w = pageWindow(req.page);
       const isTextSearch = search.query !== '' || search.name !== '' || search.email !== '';
-      const [rows, counts] = isTextSearch
+      const { rows, ...counts } = isTextSearch
         ? await db.transaction(async (tx) => {
             await tx.query(TRIGRAM_SEARCH_PLAN);
-            const r = new AdminOrganizationRepository(tx);
-            return [await r.search(search, w.size, w.offset), await r.countMatching(search)] as const;
+            return new AdminOrganizationRepository(tx).searchWithCounts(search, w.size, w.offset);
           })
-        : await Promise.all([repo.search(search, w.size, w.offset), repo.countMatching(search)]);
+        : await Promise.all([repo.search(search, w.size, w.offset), repo.countMatching(search)]).then(
+            ([page, c]) => ({ rows: page, ...c }),
+          );
       return {
         organizations: rows.map((r) => toOrganization(r)),
         page: pageInfo(w, counts.total),
