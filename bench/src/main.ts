@@ -43,7 +43,7 @@ try {
   const search = await orgSearchScenario(b, 300);
   section('Admin organization search', table(search.rows));
   const upload = await uploadScenario(b, 30, 'embedded');
-  section('Upload (embedded mode)', kv(upload));
+  section('Upload (npm start, embedded mode)', kv(upload));
 } finally {
   await b.stop();
 }
@@ -52,7 +52,7 @@ const kafka = await startMockKafka();
 const bk = await startBenchSystem(kafka.brokers);
 try {
   const upload = await uploadScenario(bk, 20, 'kafka');
-  section('Upload → ready over Kafka (librdkafka mock broker, one process)', kv(upload));
+  section('Upload → ready over Kafka (npm start with KAFKA_BROKERS = librdkafka mock broker)', kv(upload));
 } finally {
   await bk.stop();
   await kafka.stop();

@@ -12,7 +12,7 @@ export async function largeListScenario(b: BenchSystem, requests: number) {
   await b.api('POST', '/organizations', {
     data: { type: 'organizations', attributes: { name: org, email: 'b@example.com' } },
   });
-  const client = new pg.Client({ connectionString: b.system.databaseUrl });
+  const client = new pg.Client({ connectionString: b.databaseUrl });
   await client.connect();
   try {
     const project = (await client.query('SELECT id FROM admin_orgs.projects WHERE organization = $1', [org]))
@@ -56,7 +56,7 @@ export async function largeListScenario(b: BenchSystem, requests: number) {
     await client.end();
   }
   const url = (page: number) =>
-    `${b.system.baseUrl}/api/v2/organizations/${org}/policy-sets?include=policies,workspaces,current_version&page%5Bsize%5D=20&page%5Bnumber%5D=${page}`;
+    `${b.baseUrl}/api/v2/organizations/${org}/policy-sets?include=policies,workspaces,current_version&page%5Bsize%5D=20&page%5Bnumber%5D=${page}`;
   // Warm up both paths once.
   await fetch(url(1), { headers: b.auth }).then((r) => r.arrayBuffer());
   await fetch(url(400), { headers: b.auth }).then((r) => r.arrayBuffer());

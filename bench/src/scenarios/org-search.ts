@@ -4,7 +4,7 @@ import type { BenchSystem } from '../system.js';
 
 /** Admin organization search (`q=` substring of name or email) over 20,000 organizations. */
 export async function orgSearchScenario(b: BenchSystem, requests: number) {
-  const client = new pg.Client({ connectionString: b.system.databaseUrl });
+  const client = new pg.Client({ connectionString: b.databaseUrl });
   await client.connect();
   try {
     await client.query(
@@ -19,8 +19,8 @@ export async function orgSearchScenario(b: BenchSystem, requests: number) {
   const terms = ['a3f', 'tenant97', 'ops-1999', 'e4d9', 'nothing-matches'];
   const first = await sample(
     `admin q= search, 20k organizations (q=${terms[0]})`,
-    `${b.system.baseUrl}/api/v2/admin/organizations?q=${terms[0]}`,
-    b.auth,
+    `${b.baseUrl}/api/v2/admin/organizations?q=${terms[0]}`,
+    b.adminAuth,
     Math.max(1, Math.floor(requests / terms.length)),
   );
   const others = [];
@@ -28,8 +28,8 @@ export async function orgSearchScenario(b: BenchSystem, requests: number) {
     others.push(
       await sample(
         `admin q= search (q=${term})`,
-        `${b.system.baseUrl}/api/v2/admin/organizations?q=${term}`,
-        b.auth,
+        `${b.baseUrl}/api/v2/admin/organizations?q=${term}`,
+        b.adminAuth,
         Math.floor(requests / terms.length),
       ),
     );

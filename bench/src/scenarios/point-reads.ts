@@ -30,13 +30,10 @@ export async function pointReadsScenario(b: BenchSystem, seconds: number) {
 
   const rows: LoadResult[] = [];
   const setBaseline = await startBaseline(
-    b.system.databaseUrl,
+    b.databaseUrl,
     'SELECT * FROM policy_sets.policy_sets WHERE id = $1',
   );
-  const commentBaseline = await startBaseline(
-    b.system.databaseUrl,
-    'SELECT * FROM runs.comments WHERE id = $1',
-  );
+  const commentBaseline = await startBaseline(b.databaseUrl, 'SELECT * FROM runs.comments WHERE id = $1');
   try {
     rows.push(
       await measure('baseline: fastify + pg, policy set row', {
@@ -46,7 +43,7 @@ export async function pointReadsScenario(b: BenchSystem, seconds: number) {
     );
     rows.push(
       await measure('gateway: GET /policy-sets/:id', {
-        url: `${b.system.baseUrl}/api/v2/policy-sets/${set.data.id}`,
+        url: `${b.baseUrl}/api/v2/policy-sets/${set.data.id}`,
         headers: b.auth,
         duration: seconds,
       }),
@@ -59,7 +56,7 @@ export async function pointReadsScenario(b: BenchSystem, seconds: number) {
     );
     rows.push(
       await measure('gateway: GET /runs/:id/comments', {
-        url: `${b.system.baseUrl}/api/v2/runs/${run.data.id}/comments`,
+        url: `${b.baseUrl}/api/v2/runs/${run.data.id}/comments`,
         headers: b.auth,
         duration: seconds,
       }),

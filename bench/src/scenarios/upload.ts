@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
+import { rssOf } from '../child.js';
 import { round } from '../measure.js';
 import type { BenchSystem } from '../system.js';
 
@@ -65,11 +66,11 @@ export async function uploadScenario(b: BenchSystem, samples: number, label: str
 
     let rssGrowthMiB: number | undefined;
     if (label === 'embedded') {
-      global.gc?.();
-      const before = process.memoryUsage().rss;
+      // The `npm start` process holds both the gateway and storage in embedded mode.
+      const before = rssOf(b.pid);
       let peak = before;
       const timer = setInterval(() => {
-        peak = Math.max(peak, process.memoryUsage().rss);
+        peak = Math.max(peak, rssOf(b.pid));
       }, 5);
       const v = await newVersion(b, set.data.id);
       const status = await put(v.upload, big);
