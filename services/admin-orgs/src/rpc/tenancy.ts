@@ -26,6 +26,12 @@ export interface TenancyDeps {
 
 const DEFAULT_PROJECT = 'Default Project';
 
+/** Batch lookups keep what the caller may see; internal calls (no principal) see everything. */
+const visibleTo =
+  (principal: Principal | undefined) =>
+  (row: { organization: string }): boolean =>
+    !principal || canAccessOrganization(principal, row.organization);
+
 const permissionsIn = (p: Principal | undefined, org: string): string[] =>
   p?.isSiteAdmin ? [...PERMISSIONS, OWNER] : (p?.memberships[org] ?? []);
 
@@ -299,9 +305,7 @@ export function projectHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV
     async BatchGetProjects(req, { principal }) {
       const rows = await repo.getProjects(req.ids);
       return {
-        projects: rows
-          .filter((r) => !principal || canAccessOrganization(principal, r.organization))
-          .map(toProject),
+        projects: rows.filter(visibleTo(principal)).map(toProject),
       };
     },
   };
@@ -411,9 +415,7 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
     async BatchGetWorkspaces(req, { principal }) {
       const rows = await repo.getWorkspaces(req.ids);
       return {
-        workspaces: rows
-          .filter((r) => !principal || canAccessOrganization(principal, r.organization))
-          .map(toWorkspace),
+        workspaces: rows.filter(visibleTo(principal)).map(toWorkspace),
       };
     },
   };
