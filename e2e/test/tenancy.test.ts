@@ -183,6 +183,20 @@ describe('organizations', () => {
     expect((await member.api.delete(`/organizations/${org.name}`)).status).toBe(404);
   });
 
+  it('refuses to rename an organization (422) and keeps it under its name', async () => {
+    const org = await createOrganization(t);
+    const res = await org.owner.api.patch(`/organizations/${org.name}`, {
+      data: { type: 'organizations', attributes: { name: `${org.name}-renamed` } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0].source.pointer).toBe('/data/attributes/name');
+    expect((await org.owner.api.get(`/organizations/${org.name}`)).status).toBe(200);
+    const same = await org.owner.api.patch(`/organizations/${org.name}`, {
+      data: { type: 'organizations', attributes: { name: org.name } },
+    });
+    expect(same.status).toBe(200);
+  });
+
   it('answers 404 (not 422) for a PATCH with a bad body on an unknown organization', async () => {
     const res = await t.admin.patch('/organizations/does-not-exist', { data: 'nonsense' });
     expect(res.status).toBe(404);

@@ -104,13 +104,13 @@ export function organizationHandlers({
     async UpdateOrganization(req, { principal }) {
       await visibleOrganization(repo, principal, req.name);
       requireOwner(principal, req.name);
-      if (req.newName !== undefined && req.newName !== null) {
-        requireName(
-          req.newName,
+      if (req.newName !== undefined && req.newName !== null && req.newName !== req.name) {
+        // Other services key their data (policy sets, runs, archives) by organization name and
+        // there is no rename event: refuse rather than orphan that data.
+        throw invalidAttribute(
+          'ADMIN_ORGS_RENAME_UNSUPPORTED',
           '/data/attributes/name',
-          'ADMIN_ORGS_INVALID_ORGANIZATION_NAME',
-          undefined,
-          40,
+          'Renaming an organization is not supported',
         );
       }
       if (req.email !== undefined && req.email !== null)
