@@ -321,6 +321,16 @@ describe('workspaces', () => {
     const page = await api.get(`/organizations/${org.name}/workspaces?page%5Bnumber%5D=1&page%5Bsize%5D=1`);
     expect(page.body.data).toHaveLength(1);
     expect(page.body.links.next).toBeNull();
+    const expectedSelf = `${t.system.baseUrl}/api/v2/organizations/${org.name}/workspaces?page%5Bnumber%5D=1&page%5Bsize%5D=1`;
+    expect(page.body.links.self).toBe(expectedSelf);
+    for (const prefix of ['', '/api/v2/api/v2']) {
+      const other = await api.request(
+        'GET',
+        `${t.system.baseUrl}${prefix}/organizations/${org.name}/workspaces?page[size]=1`,
+      );
+      expect(other.body.links.self, `prefix "${prefix}"`).toBe(expectedSelf);
+    }
+
     const past = await api.get(`/organizations/${org.name}/workspaces?page[number]=999`);
     expect(past.status).toBe(200);
     expect(past.body.data).toEqual([]);

@@ -2,6 +2,7 @@ import type { Principal } from '@policyhub/grpc-runtime';
 import type { Logger } from '@policyhub/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clients } from './clients/index.js';
+import { type PageInfo, paginationDocument } from './jsonapi/pagination.js';
 import { JSON_API } from './plugins/edge.js';
 
 /** What every resource's routes get: the downstream clients and request helpers. */
@@ -25,4 +26,12 @@ export function sendDocument(reply: FastifyReply, status: number, document: unkn
 
 export function sendNoContent(reply: FastifyReply) {
   return reply.status(204).send();
+}
+
+/**
+ * `links` and `meta.pagination` of a list, for the path the request was served at (the prefix
+ * rule has already normalised it to `/api/v2/...`) and with the request's own query parameters.
+ */
+export function pageDocument(ctx: RouteContext, request: FastifyRequest, page: PageInfo) {
+  return paginationDocument(page, ctx.baseUrl(request), request.url.split('?')[0]!, queryOf(request));
 }

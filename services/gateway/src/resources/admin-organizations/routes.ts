@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readIdentifierList } from '../../jsonapi/body.js';
 import type { ResourceObject } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
-import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type Query,
   type RouteContext,
@@ -13,10 +13,11 @@ import {
   queryOf,
   sendDocument,
   sendNoContent,
+  pageDocument,
 } from '../../route-context.js';
 import { serializeUser } from '../users/serializer.js';
 import { readAdminOrganizationUpdate, readRegistryPartnerships } from './request-bodies.js';
-import { adminOrganizationPath, serializeAdminOrganization } from './serializer.js';
+import { serializeAdminOrganization } from './serializer.js';
 
 const INCLUDES = ['owners'] as const;
 
@@ -59,10 +60,9 @@ export function registerAdminOrganizationRoutes(app: FastifyInstance, ctx: Route
         registry === 'module-consumers'
           ? await clients.adminOrganizations.ListModuleConsumers(req, as(request))
           : await clients.adminOrganizations.ListProviderConsumers(req, as(request));
-      const path = `/api/v2${adminOrganizationPath(name)}/relationships/${registry}`;
       return sendDocument(reply, 200, {
         data: res.organizations.map(serializeAdminOrganization),
-        ...paginationDocument(res.page!, ctx.baseUrl(request), path, query),
+        ...pageDocument(ctx, request, res.page!),
       });
     };
 
@@ -81,12 +81,7 @@ export function registerAdminOrganizationRoutes(app: FastifyInstance, ctx: Route
       },
       as(request),
     );
-    const { links, meta } = paginationDocument(
-      res.page!,
-      ctx.baseUrl(request),
-      '/api/v2/admin/organizations',
-      query,
-    );
+    const { links, meta } = pageDocument(ctx, request, res.page!);
     const counts = res.statusCounts;
     return sendDocument(reply, 200, {
       data: res.organizations.map(serializeAdminOrganization),

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
-import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import { parsePage } from '../../jsonapi/pagination.js';
+import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
 import { serializeComment } from './serializer.js';
 
 export function registerCommentRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -34,12 +34,7 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: RouteContext): 
     const res = await clients.comments.ListRunComments({ runId: id, page }, as(request));
     return sendDocument(reply, 200, {
       data: res.comments.map(serializeComment),
-      ...paginationDocument(
-        res.page!,
-        ctx.baseUrl(request),
-        `/api/v2/runs/${encodeURIComponent(id)}/comments`,
-        query,
-      ),
+      ...pageDocument(ctx, request, res.page!),
     });
   });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
-import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type RouteContext,
   as,
@@ -8,6 +8,7 @@ import {
   queryOf,
   sendDocument,
   sendNoContent,
+  pageDocument,
 } from '../../route-context.js';
 import { serializeOrganization } from './serializer.js';
 
@@ -29,7 +30,7 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: RouteConte
     const res = await clients.organizations.ListOrganizations({ page }, as(request));
     return sendDocument(reply, 200, {
       data: res.organizations.map(serializeOrganization),
-      ...paginationDocument(res.page!, ctx.baseUrl(request), '/api/v2/organizations', query),
+      ...pageDocument(ctx, request, res.page!),
     });
   });
 

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { Included, single } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
-import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type RouteContext,
   as,
@@ -12,6 +12,7 @@ import {
   queryOf,
   sendDocument,
   sendNoContent,
+  pageDocument,
 } from '../../route-context.js';
 import { readPolicyAttributes } from './body.js';
 import { canonicalKind } from './kind.js';
@@ -78,12 +79,7 @@ export function registerPolicyRoutes(app: FastifyInstance, ctx: RouteContext): v
     return sendDocument(reply, 200, {
       data: res.policies.map(serializePolicy),
       ...(included ? { included: included.toArray() } : {}),
-      ...paginationDocument(
-        res.page!,
-        ctx.baseUrl(request),
-        `/api/v2/organizations/${encodeURIComponent(org)}/policies`,
-        query,
-      ),
+      ...pageDocument(ctx, request, res.page!),
     });
   });
 

@@ -2,7 +2,7 @@ import type { runsV1 } from '@policyhub/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Included } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
-import { hasPageParams, paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { hasPageParams, parsePage } from '../../jsonapi/pagination.js';
 import {
   type RouteContext,
   as,
@@ -10,6 +10,7 @@ import {
   queryOf,
   sendDocument,
   sendNoContent,
+  pageDocument,
 } from '../../route-context.js';
 import { includeRuns, includeRunWorkspaces } from '../runs/included.js';
 import { readOverrideComment } from './override-body.js';
@@ -47,14 +48,7 @@ export function registerPolicyCheckRoutes(app: FastifyInstance, ctx: RouteContex
     return sendDocument(reply, 200, {
       data: res.policyChecks.map(serializePolicyCheck),
       ...(included ? { included: included.toArray() } : {}),
-      ...(paginate && res.page
-        ? paginationDocument(
-            res.page,
-            ctx.baseUrl(request),
-            `/api/v2/runs/${encodeURIComponent(id)}/policy-checks`,
-            query,
-          )
-        : {}),
+      ...(paginate && res.page ? pageDocument(ctx, request, res.page) : {}),
     });
   });
 

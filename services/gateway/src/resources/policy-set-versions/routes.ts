@@ -2,8 +2,8 @@ import type { policysetsV1 } from '@policyhub/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Included } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
-import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import { parsePage } from '../../jsonapi/pagination.js';
+import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
 import { serializePolicySet } from '../policy-sets/serializer.js';
 import { serializePolicySetVersion } from './serializer.js';
 
@@ -63,12 +63,7 @@ export function registerPolicySetVersionRoutes(app: FastifyInstance, ctx: RouteC
     return sendDocument(reply, 200, {
       data: res.versions.map((v) => serializePolicySetVersion(v, baseUrl)),
       ...(included ? { included: included.toArray() } : {}),
-      ...paginationDocument(
-        res.page!,
-        baseUrl,
-        `/api/v2/policy-sets/${encodeURIComponent(id)}/versions`,
-        query,
-      ),
+      ...pageDocument(ctx, request, res.page!),
     });
   });
 }

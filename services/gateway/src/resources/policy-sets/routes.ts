@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { single } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
-import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type Query,
   type RouteContext,
@@ -12,6 +12,7 @@ import {
   queryOf,
   sendDocument,
   sendNoContent,
+  pageDocument,
 } from '../../route-context.js';
 import { canonicalKind } from '../policies/kind.js';
 import { readAfterVisibilityCheck } from '../policies/read-after-visibility-check.js';
@@ -68,12 +69,7 @@ export function registerPolicySetRoutes(app: FastifyInstance, ctx: RouteContext)
     return sendDocument(reply, 200, {
       data: res.policySets.map(serializePolicySet),
       ...(included ? { included: included.toArray() } : {}),
-      ...paginationDocument(
-        res.page!,
-        ctx.baseUrl(request),
-        `/api/v2/organizations/${encodeURIComponent(org)}/policy-sets`,
-        query,
-      ),
+      ...pageDocument(ctx, request, res.page!),
     });
   });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
-import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type RouteContext,
   as,
@@ -8,6 +8,7 @@ import {
   queryOf,
   sendDocument,
   sendNoContent,
+  pageDocument,
 } from '../../route-context.js';
 import { serializeProject } from './serializer.js';
 
@@ -36,12 +37,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: RouteContext): 
     );
     return sendDocument(reply, 200, {
       data: res.projects.map(serializeProject),
-      ...paginationDocument(
-        res.page!,
-        ctx.baseUrl(request),
-        `/api/v2/organizations/${encodeURIComponent(org)}/projects`,
-        query,
-      ),
+      ...pageDocument(ctx, request, res.page!),
     });
   });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import { parsePage } from '../../jsonapi/pagination.js';
+import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
 import { serializeRunEvent } from './serializer.js';
 
 /** Run events: the target of a comment's `run-event` link, and a run's timeline. */
@@ -19,12 +19,7 @@ export function registerRunEventRoutes(app: FastifyInstance, ctx: RouteContext):
     const res = await clients.runs.ListRunEvents({ runId: id, page }, as(request));
     return sendDocument(reply, 200, {
       data: res.runEvents.map(serializeRunEvent),
-      ...paginationDocument(
-        res.page!,
-        ctx.baseUrl(request),
-        `/api/v2/runs/${encodeURIComponent(id)}/run-events`,
-        query,
-      ),
+      ...pageDocument(ctx, request, res.page!),
     });
   });
 }

@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { Included, single } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
-import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import { parsePage } from '../../jsonapi/pagination.js';
+import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
 import { includeRunWorkspaces } from './included.js';
 import { serializeRun } from './serializer.js';
 
@@ -51,12 +51,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: RouteContext): void
     return sendDocument(reply, 200, {
       data: res.runs.map(serializeRun),
       ...(included ? { included: included.toArray() } : {}),
-      ...paginationDocument(
-        res.page!,
-        ctx.baseUrl(request),
-        `/api/v2/workspaces/${encodeURIComponent(id)}/runs`,
-        query,
-      ),
+      ...pageDocument(ctx, request, res.page!),
     });
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
-import { paginationDocument, parsePage } from '../../jsonapi/pagination.js';
+import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type RouteContext,
   as,
@@ -8,6 +8,7 @@ import {
   queryOf,
   sendDocument,
   sendNoContent,
+  pageDocument,
 } from '../../route-context.js';
 import { serializeWorkspace } from './serializer.js';
 
@@ -37,12 +38,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, ctx: RouteContext)
     );
     return sendDocument(reply, 200, {
       data: res.workspaces.map(serializeWorkspace),
-      ...paginationDocument(
-        res.page!,
-        ctx.baseUrl(request),
-        `/api/v2/organizations/${encodeURIComponent(org)}/workspaces`,
-        query,
-      ),
+      ...pageDocument(ctx, request, res.page!),
     });
   });
 
