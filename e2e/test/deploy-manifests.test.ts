@@ -36,6 +36,15 @@ const IMAGE_OF: Record<string, string> = { evaluator: 'runs' };
 const imageOf = (name: string): string => IMAGE_OF[name] ?? name;
 /** Keys of the shared `policyhub` ConfigMap, given to every process whether it reads them or not. */
 const SHARED_CONFIG = 'policyhub';
+/** The internal signing key, shared by the gateway and the services (never the evaluator). */
+const SHARED_SECRET = 'policyhub-internal';
+/** Who may reach each service's gRPC port: exactly the processes that call it (docs/security.md). */
+const GRPC_CALLERS: Record<(typeof WITH_SCHEMA)[number], string[]> = {
+  'admin-orgs': ['gateway', 'policy-sets', 'runs'],
+  'policy-sets': ['gateway', 'runs'],
+  runs: ['gateway', 'evaluator'],
+  storage: ['gateway', 'policy-sets', 'runs'],
+};
 
 // ---------------------------------------------------------------------------------------------------
 // A small Kustomize renderer: only the features the manifests use, and an error for anything else, so
@@ -283,6 +292,7 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('deploy/k8s/%s', 
   it('names every object after the process it belongs to', () => {
     for (const o of objects) {
       if (o.kind === 'ConfigMap' && o.metadata.name === SHARED_CONFIG) continue;
+      if (o.kind === 'Secret' && o.metadata.name === SHARED_SECRET) continue;
       const name = o.metadata.labels?.['app.kubernetes.io/name'];
       expect(PROCESSES, `${o.kind}/${o.metadata.name}`).toContain(name);
       expect([name, `${name}-migrate`], `${o.kind}/${o.metadata.name}`).toContain(o.metadata.name);
@@ -357,7 +367,7 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('deploy/k8s/%s', 
     for (const port of service.spec?.ports ?? []) expect(portNames).toContain(port.targetPort);
   });
 
-  it.each(WITH_SCHEMA)("lets only PolicyHub pods reach %s's gRPC port", (name) => {
+  it.each(WITH_SCHEMA)('lets only the processes that call %s reach its gRPC port', (name) => {
     const policy = find<INetworkPolicy>(objects, 'NetworkPolicy', name);
     const deployment = find<IDeployment>(objects, 'Deployment', name);
     expect(selects(policy.spec?.podSelector?.matchLabels, deployment.spec?.template.metadata?.labels)).toBe(
@@ -367,12 +377,53 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('deploy/k8s/%s', 
       rule.ports?.some((p) => p.port === 'grpc'),
     );
     expect(grpcRules).toHaveLength(1);
-    expect(grpcRules[0]?.from).toEqual([
-      { podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'policyhub' } } },
+    const peers = grpcRules[0]?.from ?? [];
+    expect(peers).toHaveLength(1);
+    const admitted = PROCESSES.filter((process) => {
+      const labels = find<IDeployment>(objects, 'Deployment', process).spec?.template.metadata?.labels ?? {};
+      const selector = peers[0]?.podSelector;
+      return (
+        selects(selector?.matchLabels, labels) &&
+        (selector?.matchExpressions ?? []).every(
+          (e) => e.operator === 'In' && (e.values ?? []).includes(labels[e.key] ?? ''),
+        )
+      );
+    });
+    expect(admitted.sort()).toEqual([...GRPC_CALLERS[name]].sort());
+  });
+
+  it('lets the evaluator reach runs and nothing else of PolicyHub', () => {
+    const policy = find<INetworkPolicy>(objects, 'NetworkPolicy', 'evaluator');
+    const deployment = find<IDeployment>(objects, 'Deployment', 'evaluator');
+    expect(selects(policy.spec?.podSelector?.matchLabels, deployment.spec?.template.metadata?.labels)).toBe(
+      true,
+    );
+    expect(policy.spec?.policyTypes).toEqual(['Egress']);
+    const podTargets = (policy.spec?.egress ?? []).flatMap((rule) => rule.to ?? []);
+    expect(podTargets).toEqual([
+      {
+        podSelector: {
+          matchLabels: { 'app.kubernetes.io/name': 'runs', 'app.kubernetes.io/component': 'server' },
+        },
+      },
     ]);
-    for (const process of PROCESSES) {
-      const labels = find<IDeployment>(objects, 'Deployment', process).spec?.template.metadata?.labels;
-      expect(labels?.['app.kubernetes.io/part-of'], process).toBe('policyhub');
+  });
+
+  it('gives the signing key to the gateway and the services, and the evaluator only its token', () => {
+    const readsSecret = (name: string, secret: string) =>
+      (containerOf(objects, 'Deployment', name).envFrom ?? []).some((s) => s.secretRef?.name === secret);
+    for (const name of SERVERS) expect(readsSecret(name, SHARED_SECRET), name).toBe(true);
+    expect(readsSecret('evaluator', SHARED_SECRET)).toBe(false);
+    expect(readsSecret('evaluator', 'evaluator')).toBe(true);
+    for (const name of WITH_SCHEMA) {
+      const env = kubernetesEnv(objects, name);
+      expect(env.get('GRPC_HOST'), name).toBe('0.0.0.0');
+      expect(env.get('OPS_HOST'), name).toBe('0.0.0.0');
+    }
+    if (variant === 'overlays/dev') {
+      expect(kubernetesEnv(objects, 'gateway').get('INTERNAL_SIGNING_KEYS')).toMatch(/^[\w-]+:.{32,}$/);
+      const evaluatorToken = kubernetesEnv(objects, 'evaluator').get('EVALUATOR_TOKEN');
+      expect(kubernetesEnv(objects, 'runs').get('EVALUATOR_TOKENS')?.split(',')).toContain(evaluatorToken);
     }
   });
 
@@ -542,6 +593,21 @@ describe('docker-compose.yml', () => {
     const command = containerOf(render(join(k8sDir, 'base')), 'Deployment', 'evaluator').command;
     expect(services.evaluator?.command).toEqual(command);
     expect(command).toContain('services/runs/dist/evaluator/main.js');
+  });
+
+  it('shares the signing key among the servers only, and gives the evaluator a token runs accepts', () => {
+    const compose = readCompose();
+    const key = compose.services.gateway?.environment?.INTERNAL_SIGNING_KEYS;
+    expect(key).toMatch(/^[\w-]+:.{32,}$/);
+    for (const name of SERVERS)
+      expect(compose.services[name]?.environment?.INTERNAL_SIGNING_KEYS, name).toBe(key);
+    const evaluator = compose.services.evaluator?.environment ?? {};
+    expect(evaluator.INTERNAL_SIGNING_KEYS).toBeUndefined();
+    expect(compose.services.runs?.environment?.EVALUATOR_TOKENS?.split(',')).toContain(
+      evaluator.EVALUATOR_TOKEN,
+    );
+    for (const name of WITH_SCHEMA)
+      expect(compose.services[name]?.environment?.GRPC_HOST, name).toBe('0.0.0.0');
   });
 
   it('points every service address at a compose service', () => {
