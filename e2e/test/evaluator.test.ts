@@ -88,6 +88,7 @@ describe('evaluator worker with a real engine', () => {
     engineLog = join(dir, 'engine.log');
     worker = startEvaluatorWorker({
       RUNS_ADDR: internal.address,
+      EVALUATOR_TOKEN: internal.evaluatorToken,
       EVALUATOR_COMMAND: engineCommand(),
       EVALUATOR_ID: 'e2e-worker',
       ENGINE_LOG: engineLog,
@@ -167,7 +168,11 @@ describe('evaluator failures', () => {
       '-e',
       "process.stderr.write('engine exploded'); process.exit(3)",
     ]);
-    const worker = startEvaluatorWorker({ RUNS_ADDR: internal.address, EVALUATOR_COMMAND: failing });
+    const worker = startEvaluatorWorker({
+      RUNS_ADDR: internal.address,
+      EVALUATOR_TOKEN: internal.evaluatorToken,
+      EVALUATOR_COMMAND: failing,
+    });
     try {
       const { workspace } = await guardrails();
       const { runId, checkId } = await plannedRun(workspace.id, ['aws_instance']);
@@ -191,6 +196,7 @@ describe('evaluator failures', () => {
     const hangMarker = join(dir, 'hanging');
     const crashing = startEvaluatorWorker({
       RUNS_ADDR: internal.address,
+      EVALUATOR_TOKEN: internal.evaluatorToken,
       EVALUATOR_COMMAND: engineCommand(),
       EVALUATOR_LEASE_SECONDS: '2',
       ENGINE_HANG: hangMarker,
@@ -207,6 +213,7 @@ describe('evaluator failures', () => {
     const engineLog = join(dir, 'takeover.log');
     const takeover = startEvaluatorWorker({
       RUNS_ADDR: internal.address,
+      EVALUATOR_TOKEN: internal.evaluatorToken,
       EVALUATOR_COMMAND: engineCommand(),
       ENGINE_LOG: engineLog,
     });

@@ -49,7 +49,8 @@ const system = await startSystem({
 // The one place the token is printed: on the operator's own terminal, never in the logs.
 process.stdout.write(
   `\nPolicyHub is running\n  base URL:          ${config.PUBLIC_URL ?? system.baseUrl}/api/v2\n  site-admin token:  ${system.siteAdminToken}\n` +
-    `  runs gRPC (for evaluators, RUNS_ADDR): ${system.services.runs?.address ?? 'n/a'}\n\n`,
+    `  runs gRPC (for evaluators, RUNS_ADDR): ${system.services.runs?.address ?? 'n/a'}\n` +
+    `  evaluator token (EVALUATOR_TOKEN):    in ${config.DATA_DIR}/evaluator-token\n\n`,
 );
 
 let stopping = false;

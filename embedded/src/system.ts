@@ -8,6 +8,7 @@ import { startStorage, storageConfigShape, storageSettings } from '@policyhub/st
 import { loadConfig } from '@policyhub/config';
 import { createTransport, type EventTransport, InProcessTransport } from '@policyhub/events';
 import { buildApp, createClients, createEdgeStores } from '@policyhub/gateway';
+import { generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger, type Logger } from '@policyhub/telemetry';
 import type { FastifyInstance } from 'fastify';
@@ -37,6 +38,8 @@ export interface SystemOptions {
 export interface RunningSystem {
   baseUrl: string;
   siteAdminToken: string;
+  /** Credentials of external evaluators and executors on the runs gRPC API (kept in DATA_DIR). */
+  workerTokens: { evaluator: string; executor: string };
   databaseUrl: string;
   services: Record<string, RunningService>;
   app: FastifyInstance;
@@ -47,10 +50,10 @@ export interface RunningSystem {
 
 const LOOPBACK = '127.0.0.1:0';
 
-/** The site-admin token: SITE_ADMIN_TOKEN, else one generated once and kept in DATA_DIR. */
-function siteAdminToken(dataDir: string, configured: string | undefined): string {
+/** A secret generated once and kept in `DATA_DIR/<name>` (mode 0600), unless configured. */
+function persistentSecret(dataDir: string, name: string, configured?: string | undefined): string {
   if (configured) return configured;
-  const file = join(dataDir, 'site-admin-token');
+  const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const token = `ph.${randomBytes(32).toString('base64url')}`;
   mkdirSync(dataDir, { recursive: true });
@@ -80,7 +83,14 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       postgres = await startEmbeddedPostgres(dataDir, logger);
       databaseUrl = postgres.url;
     }
-    const token = siteAdminToken(dataDir, options.siteAdminToken);
+    const token = persistentSecret(dataDir, 'site-admin-token', options.siteAdminToken);
+    // Internal calls are signed with a key that lives only in this process (ADR 0009); workers
+    // outside it (npm run evaluator, executors) present the tokens kept in DATA_DIR.
+    const signingKeys = generateSigningKeys();
+    const workerTokens = {
+      evaluator: persistentSecret(dataDir, 'evaluator-token'),
+      executor: persistentSecret(dataDir, 'executor-token'),
+    };
     // In-process events are held until every consumer below has subscribed (see open() further down).
     const transport = createTransport({
       brokers: options.kafkaBrokers,
@@ -88,7 +98,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       logger,
       holdUntilOpen: true,
     });
-    const shared = { databaseUrl, grpcAddress: LOOPBACK, transport };
+    const shared = { databaseUrl, grpcAddress: LOOPBACK, transport, signingKeys };
     const serviceLogger = (name: string) => createLogger(name, logLevel, options.logDestination);
 
     const adminOrgs = await startAdminOrgs({
@@ -121,6 +131,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       ...shared,
       grpcAddress: options.runsGrpcAddress ?? LOOPBACK,
       logger: serviceLogger('runs'),
+      workerTokens: { evaluator: [workerTokens.evaluator], executor: [workerTokens.executor] },
       adminOrgsAddress: adminOrgs.address,
       policySetsAddress: policySets.address,
       storageAddress: storage.address,
@@ -133,12 +144,15 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     if (transport instanceof InProcessTransport) transport.open();
     await Promise.all(Object.values(services).map((s) => s.relay.flush()));
 
-    const clients = createClients({
-      adminOrgs: adminOrgs.address,
-      policySets: services['policy-sets']?.address ?? adminOrgs.address,
-      runs: services.runs?.address ?? adminOrgs.address,
-      storage: storage.address,
-    });
+    const clients = createClients(
+      {
+        adminOrgs: adminOrgs.address,
+        policySets: policySets.address,
+        runs: runs.address,
+        storage: storage.address,
+      },
+      new InternalAuth({ keys: signingKeys, service: 'gateway' }).credential,
+    );
     const edgeStores = createEdgeStores({
       redisUrl: options.redisUrl,
       rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
@@ -164,6 +178,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     return {
       baseUrl,
       siteAdminToken: token,
+      workerTokens,
       databaseUrl,
       services,
       app,

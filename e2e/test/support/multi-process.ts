@@ -119,6 +119,10 @@ export async function startMultiProcessSystem(
     cleanup.push(async () => rmSync(dataDir, { recursive: true, force: true }));
 
     const siteAdminToken = `ph.test-${randomBytes(24).toString('base64url')}`;
+    const workerTokens = {
+      evaluator: `ph.evaluator-${randomBytes(24).toString('base64url')}`,
+      executor: `ph.executor-${randomBytes(24).toString('base64url')}`,
+    };
     const reservation = await reservePorts(SERVICE_NAMES.length * 2);
     cleanup.push(async () => reservation.release());
     const ports = Object.fromEntries(
@@ -129,6 +133,8 @@ export async function startMultiProcessSystem(
     ) as Record<ServiceName, { grpc: number; ops: number }>;
     const grpcAddress = (name: ServiceName) => `127.0.0.1:${ports[name].grpc}`;
     const common = {
+      // Every process of one deployment shares the internal signing key (ADR 0009).
+      INTERNAL_SIGNING_KEYS: `test:${randomBytes(32).toString('base64url')}`,
       DATABASE_URL: database.url,
       KAFKA_BROKERS: kafka.brokers.join(','),
       // A restarted service waits about this long to rejoin its groups (the default is 30 s).
@@ -145,7 +151,7 @@ export async function startMultiProcessSystem(
       'admin-orgs': { SITE_ADMIN_TOKEN: siteAdminToken },
       storage: { DATA_DIR: dataDir, UPLOAD_TMP_DIR: join(dataDir, 'staging') },
       'policy-sets': {},
-      runs: {},
+      runs: { EVALUATOR_TOKENS: workerTokens.evaluator, EXECUTOR_TOKENS: workerTokens.executor },
       // Rate limiting is tested elsewhere; here it would only throttle the load the tests drive.
       gateway: { PORT: String(ports.gateway.ops), HOST: '127.0.0.1', RATE_LIMIT_PER_SECOND: '0' },
     };

@@ -1,5 +1,5 @@
 import { contracts } from '@policyhub/contracts';
-import { createClient } from '@policyhub/grpc-runtime';
+import { createClient, workerCredential } from '@policyhub/grpc-runtime';
 import { expect } from 'vitest';
 import type { ApiClient } from './api.js';
 import { createPolicy, createPolicySet, createWorkspace } from './fixtures.js';
@@ -12,10 +12,16 @@ import type { TestSystem } from './system.js';
 export function internalRunsApi(t: TestSystem) {
   const address = t.system.services.runs!.address;
   const v1 = contracts().policyhub.runs.v1;
-  const executor = createClient(v1.RunExecutor, address);
-  const evaluator = createClient(v1.PolicyEvaluator, address);
+  const executor = createClient(v1.RunExecutor, address, workerCredential(t.system.workerTokens.executor));
+  const evaluator = createClient(
+    v1.PolicyEvaluator,
+    address,
+    workerCredential(t.system.workerTokens.evaluator),
+  );
   return {
     address,
+    /** The credential an evaluator process presents (EVALUATOR_TOKEN). */
+    evaluatorToken: t.system.workerTokens.evaluator,
     executor,
     evaluator,
     close() {

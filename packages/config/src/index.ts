@@ -65,4 +65,14 @@ export const env = {
       )
       .optional(),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** A required string turned into a value by `parse`, whose thrown message is the problem reported. */
+  parsed: <T>(parse: (value: string) => T, requiredMessage = 'is required') =>
+    z.string({ message: requiredMessage }).transform((value, ctx): T => {
+      try {
+        return parse(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
 };

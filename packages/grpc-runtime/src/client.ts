@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { type Principal, writePrincipal } from './principal.js';
+import type { ClientCredential } from './internal-auth.js';
+import type { Principal } from './principal.js';
 
 export interface CallOptions {
   principal?: Principal | undefined;
@@ -36,9 +37,9 @@ const channelOptions = {
   'grpc.max_reconnect_backoff_ms': 2_000,
 };
 
-export function buildMetadata(options: CallOptions | undefined): grpc.Metadata {
+export function buildMetadata(credential: ClientCredential, options: CallOptions | undefined): grpc.Metadata {
   const metadata = new grpc.Metadata();
-  if (options?.principal) writePrincipal(metadata, options.principal);
+  credential.apply(metadata, options?.principal);
   return metadata;
 }
 
@@ -46,16 +47,26 @@ export function deadline(options: CallOptions | undefined): grpc.CallOptions {
   return { deadline: Date.now() + (options?.deadlineMs ?? 10_000) };
 }
 
+export interface ClientExtras<C> {
+  /** The underlying client, for streaming calls (pass `metadata()` to each). */
+  raw: C;
+  /** Metadata carrying this client's credential (and the principal, when given). */
+  metadata(options?: CallOptions): grpc.Metadata;
+  close(): void;
+}
+
 /**
  * Creates a client for a generated service constructor and wraps its unary methods in promises.
- * `raw` keeps the underlying client for streaming calls.
+ * Every call carries `credential` (a signed assertion, or a worker's token).
  */
 export function createClient<C extends grpc.Client>(
   Ctor: ClientCtor<C>,
   address: string,
-): PromiseClient<C> & { raw: C; close(): void } {
+  credential: ClientCredential,
+): PromiseClient<C> & ClientExtras<C> {
   const raw = new Ctor(address, grpc.credentials.createInsecure(), channelOptions);
-  const wrapped: Record<string, unknown> = { raw, close: () => raw.close() };
+  const metadata = (options?: CallOptions) => buildMetadata(credential, options);
+  const wrapped: Record<string, unknown> = { raw, metadata, close: () => raw.close() };
   for (const [name, def] of Object.entries(Ctor.service)) {
     if (def.requestStream || def.responseStream) continue;
     const method = (raw as unknown as Record<string, Function>)[name]!.bind(raw);
@@ -63,11 +74,11 @@ export function createClient<C extends grpc.Client>(
       new Promise((resolve, reject) => {
         method(
           request,
-          buildMetadata(options),
+          metadata(options),
           deadline(options),
           (err: grpc.ServiceError | null, res: unknown) => (err ? reject(err) : resolve(res)),
         );
       });
   }
-  return wrapped as PromiseClient<C> & { raw: C; close(): void };
+  return wrapped as PromiseClient<C> & ClientExtras<C>;
 }

@@ -1,17 +1,44 @@
 import * as grpc from '@grpc/grpc-js';
 import { isAppError, unavailable } from '@policyhub/errors';
 import { metrics } from '@policyhub/telemetry';
-import { type Principal, readPrincipal } from './principal.js';
+import type { Caller, CallerKind, InternalAuth } from './internal-auth.js';
+import type { Principal } from './principal.js';
 import { toServiceError } from './status.js';
 
 export interface RpcContext {
-  /** The calling user, forwarded by the gateway; undefined for internal calls. */
+  /** The calling user (a verified assertion); undefined for verified internal or worker calls. */
   principal: Principal | undefined;
+  /** Who made the call, verified. */
+  caller: Caller;
   metadata: grpc.Metadata;
 }
 
 export interface RpcLogger {
   error(obj: object, msg: string): void;
+}
+
+export interface ImplementOptions {
+  logger: RpcLogger;
+  isUnavailable?: (err: unknown) => boolean;
+  /** Verifies every call's credential. */
+  auth: InternalAuth;
+  /** Callers this service accepts; default users (through the gateway) and services. */
+  allow?: readonly CallerKind[];
+}
+
+const DEFAULT_ALLOW: readonly CallerKind[] = ['user', 'service'];
+
+const unauthenticatedError = (): grpc.ServiceError =>
+  Object.assign(new Error('the call carries no valid credential for this service'), {
+    code: grpc.status.UNAUTHENTICATED,
+    details: 'the call carries no valid credential for this service',
+    metadata: new grpc.Metadata(),
+  }) as grpc.ServiceError;
+
+/** The verified caller of a call if this service accepts it. */
+function callerOf(metadata: grpc.Metadata, options: ImplementOptions): Caller | undefined {
+  const caller = options.auth.authenticate(metadata);
+  return caller && (options.allow ?? DEFAULT_ALLOW).includes(caller.kind) ? caller : undefined;
 }
 
 export type Handlers<H> = {
@@ -21,13 +48,13 @@ export type Handlers<H> = {
 };
 
 /**
- * Adapts async handlers to grpc-js: reads the principal, maps domain errors to statuses, and logs
- * (never sends) the cause of unexpected failures. Streaming handlers are left to themselves.
- * Every call, streaming or not, is timed into `policyhub_rpc_duration_seconds`.
+ * Adapts async handlers to grpc-js: verifies the caller (UNAUTHENTICATED otherwise, streaming
+ * calls included), maps domain errors to statuses, and logs (never sends) the cause of unexpected
+ * failures. Every call is timed into `policyhub_rpc_duration_seconds`.
  */
 export function implement<H>(
   impl: Handlers<H>,
-  options: { logger: RpcLogger; isUnavailable?: (err: unknown) => boolean },
+  options: ImplementOptions,
 ): grpc.UntypedServiceImplementation {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(impl as Record<string, unknown>)) {
@@ -36,13 +63,20 @@ export function implement<H>(
       continue;
     }
     if ((fn as { stream?: boolean }).stream) {
-      out[name] = timedStream(name, fn as StreamHandler);
+      out[name] = timedStream(name, authenticatedStream(fn as StreamHandler, options));
       continue;
     }
     const handler = fn as (req: unknown, ctx: RpcContext) => Promise<unknown>;
     out[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       const observe = startTimer(call, name);
-      const ctx: RpcContext = { principal: readPrincipal(call.metadata), metadata: call.metadata };
+      const caller = callerOf(call.metadata, options);
+      if (!caller) {
+        observe(grpc.status.UNAUTHENTICATED);
+        callback(unauthenticatedError());
+        return;
+      }
+      const principal = caller.kind === 'user' ? caller.principal : undefined;
+      const ctx: RpcContext = { principal, caller, metadata: call.metadata };
       handler(call.request, ctx).then(
         (res) => {
           observe(grpc.status.OK);
@@ -108,7 +142,23 @@ function timedStream(name: string, fn: StreamHandler): StreamHandler {
   };
 }
 
-/** Marks a streaming handler so implement() passes it through (only timing its calls). */
+/**
+ * Refuses a streaming call without a valid credential before its handler sees it: client streams
+ * through their callback, server and bidirectional streams with an error status.
+ */
+function authenticatedStream(fn: StreamHandler, options: ImplementOptions): StreamHandler {
+  return (call, callback) => {
+    if (callerOf((call as unknown as { metadata: grpc.Metadata }).metadata, options))
+      return fn(call, callback);
+    if (typeof callback === 'function') {
+      callback(unauthenticatedError());
+      return;
+    }
+    call.emit('error', unauthenticatedError());
+  };
+}
+
+/** Marks a streaming handler so implement() passes it through (verifying and timing its calls). */
 export function streaming<T extends (...args: never[]) => unknown>(fn: T): T {
   return Object.assign(fn, { stream: true });
 }
@@ -116,7 +166,7 @@ export function streaming<T extends (...args: never[]) => unknown>(fn: T): T {
 export function asServiceError(
   err: unknown,
   method: string,
-  options: { logger: RpcLogger; isUnavailable?: (err: unknown) => boolean },
+  options: Pick<ImplementOptions, 'logger' | 'isUnavailable'>,
 ): grpc.ServiceError {
   if (isAppError(err)) return toServiceError(err);
   if (options.isUnavailable?.(err)) {

@@ -4,9 +4,11 @@ import { notFound } from '@policyhub/errors';
 import { registry } from '@policyhub/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/client.js';
+import { generateSigningKeys, InternalAuth } from '../src/internal-auth.js';
 import { bindServer, createGrpcServer, implement, shutdownServer, streaming } from '../src/server.js';
 
 const silent = { error: () => {} };
+const auth = new InternalAuth({ keys: generateSigningKeys(), service: 'test' });
 
 /** `policyhub_rpc_duration_seconds_count` for one service/method/code, 0 when never observed. */
 async function callCount(service: string, method: string, code: string): Promise<number> {
@@ -37,7 +39,7 @@ describe('RPC metrics recorded by implement()', () => {
             return { userId: 'user-1', username: 'one', isSiteAdmin: false, memberships: [] };
           },
         } as never,
-        { logger: silent },
+        { logger: silent, auth },
       ),
     );
     server.addService(
@@ -51,7 +53,7 @@ describe('RPC metrics recorded by implement()', () => {
             },
           ),
         } as never,
-        { logger: silent },
+        { logger: silent, auth },
       ),
     );
     address = await bindServer(server, '127.0.0.1:0');
@@ -61,7 +63,7 @@ describe('RPC metrics recorded by implement()', () => {
   });
 
   it('counts unary calls by gRPC service, method and status code', async () => {
-    const client = createClient(v1().adminorgs.v1.Identity, address);
+    const client = createClient(v1().adminorgs.v1.Identity, address, auth.credential);
     try {
       const before = {
         ok: await callCount('policyhub.adminorgs.v1.Identity', 'Authenticate', 'OK'),
@@ -83,15 +85,18 @@ describe('RPC metrics recorded by implement()', () => {
   });
 
   it('times client-streaming calls when they answer', async () => {
-    const client = createClient(v1().storage.v1.Storage, address);
+    const client = createClient(v1().storage.v1.Storage, address, auth.credential);
     try {
       const before = await callCount('policyhub.storage.v1.Storage', 'PutObject', 'OK');
       await new Promise<void>((resolve, reject) => {
         const call = (
           client.raw as unknown as grpc.Client & {
-            PutObject(cb: (err: grpc.ServiceError | null) => void): grpc.ClientWritableStream<unknown>;
+            PutObject(
+              metadata: grpc.Metadata,
+              cb: (err: grpc.ServiceError | null) => void,
+            ): grpc.ClientWritableStream<unknown>;
           }
-        ).PutObject((err) => (err ? reject(err) : resolve()));
+        ).PutObject(client.metadata(), (err) => (err ? reject(err) : resolve()));
         call.write({ header: { key: 'k', contentType: 'application/gzip' } });
         call.end();
       });

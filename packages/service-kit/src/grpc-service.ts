@@ -1,7 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { Db, type Migration, isConnectionError, readMigrationsDir, runMigrations } from '@policyhub/db';
 import { type EventTransport, OutboxRelay, type Subscription, eventMigrations } from '@policyhub/events';
-import { bindServer, createGrpcServer, shutdownServer } from '@policyhub/grpc-runtime';
+import { bindServer, createGrpcServer, type InternalAuth, shutdownServer } from '@policyhub/grpc-runtime';
 import type { Logger } from '@policyhub/telemetry';
 
 /** What a service's composition hands to its RPC handlers and consumers. */
@@ -10,6 +10,8 @@ export interface ServiceDeps {
   relay: OutboxRelay;
   transport: EventTransport;
   logger: Logger;
+  /** Verifies incoming calls and signs this service's own outgoing ones. */
+  auth: InternalAuth;
   /** Maps "Postgres is down" to a 503 instead of a 500. */
   isUnavailable: (err: unknown) => boolean;
 }
@@ -24,6 +26,7 @@ export interface GrpcServiceOptions {
   grpcAddress: string;
   transport: EventTransport;
   logger: Logger;
+  auth: InternalAuth;
   /** Adds the service's gRPC services to the (unbound) server. */
   register(server: grpc.Server, deps: ServiceDeps): void;
   /** Starts the service's event consumers. */
@@ -62,6 +65,7 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
     relay,
     transport: options.transport,
     logger,
+    auth: options.auth,
     isUnavailable: isConnectionError,
   };
 

@@ -1,16 +1,23 @@
 import { env, loadConfig, z } from '@policyhub/config';
 import { createTransport, type EventTransport } from '@policyhub/events';
+import { parseSigningKeys } from '@policyhub/grpc-runtime';
 import { createLogger, shutdownTracing, startOpsServer } from '@policyhub/telemetry';
 import type { RunningService } from './grpc-service.js';
 
 /** Variables every service process reads (DESIGN §3). */
 export const serviceConfigShape = {
   DATABASE_URL: z.string().url('must be a postgres:// URL'),
-  GRPC_HOST: z.string().default('0.0.0.0'),
+  /** Loopback by default; deployments set 0.0.0.0 explicitly (compose, Kubernetes). */
+  GRPC_HOST: z.string().default('127.0.0.1'),
   GRPC_PORT: env.port(50051),
   OPS_PORT: env.port(9464),
-  /** Interface of the ops server (/healthz, /readyz, /metrics); 127.0.0.1 keeps it off the network. */
-  OPS_HOST: z.string().default('0.0.0.0'),
+  /** Interface of the ops server (/healthz, /readyz, /metrics); loopback unless set. */
+  OPS_HOST: z.string().default('127.0.0.1'),
+  /** Shared HMAC keys of internal calls (`<id>:<secret>,…`; the first signs). docs/security.md */
+  INTERNAL_SIGNING_KEYS: env.parsed(
+    parseSigningKeys,
+    'is required: <id>:<secret> (32+ characters), shared by the gateway and every service',
+  ),
   KAFKA_BROKERS: env.brokers(),
   /** Failover bound after a crash: a consumer silent this long loses its partitions (≥ 6 s on real brokers). */
   KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 1_000),

@@ -33,6 +33,6 @@ export function startOpsServer(options: OpsServerOptions): Promise<Server> {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve(server));
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve(server));
   });
 }

@@ -2,3 +2,4 @@ export { createTestDatabase, testServerUrl, type TestDatabase } from './database
 export { freePort } from './ports.js';
 export { startMockKafka, type MockKafka } from './kafka-mock.js';
 export { waitFor } from './wait.js';
+export { testAuth, testSigningKeys, testWorkerTokens } from './internal-auth.js';

@@ -9,7 +9,7 @@ import { organizationHandlers, projectHandlers, teamHandlers, workspaceHandlers 
 /** Adds every admin-orgs gRPC service to an unbound server (tests bind it on port 0). */
 export function registerAdminOrgs(server: grpc.Server, deps: ServiceDeps): void {
   const v1 = contracts().policyhub.adminorgs.v1;
-  const opts = { logger: deps.logger, isUnavailable: deps.isUnavailable };
+  const opts = { logger: deps.logger, isUnavailable: deps.isUnavailable, auth: deps.auth };
   server.addService(v1.Identity.service, implement(identityHandlers(deps.db), opts));
   server.addService(v1.Organizations.service, implement(organizationHandlers(deps), opts));
   server.addService(v1.Teams.service, implement(teamHandlers(deps), opts));

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { newId } from '@policyhub/errors';
 import type { EventTransport } from '@policyhub/events';
+import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
 import { type RunningService, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { IdentityRepository } from './db/identity-repository.js';
@@ -11,6 +12,8 @@ export interface AdminOrgsOptions {
   grpcAddress: string;
   transport: EventTransport;
   logger: Logger;
+  /** Keys of internal call assertions (the first signs). */
+  signingKeys: readonly SigningKey[];
   /** Token of the bootstrap site admin `admin`; created or kept at every start. */
   siteAdminToken?: string | undefined;
   migrateOnly?: boolean;
@@ -27,6 +30,7 @@ export function startAdminOrgs(options: AdminOrgsOptions): Promise<RunningServic
     grpcAddress: options.grpcAddress,
     transport: options.transport,
     logger: options.logger,
+    auth: new InternalAuth({ keys: options.signingKeys, service: 'admin-orgs' }),
     migrateOnly: options.migrateOnly,
     register: registerAdminOrgs,
     async onStart({ db }) {

@@ -1,10 +1,15 @@
 import { contracts, decodeMessage } from '@policyhub/contracts';
 import { readMigrationsDir } from '@policyhub/db';
 import { InProcessTransport, TOPICS } from '@policyhub/events';
-import { createClient, type Principal, readServiceError } from '@policyhub/grpc-runtime';
+import {
+  createClient,
+  type Principal,
+  principalOf as makePrincipal,
+  readServiceError,
+} from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger } from '@policyhub/telemetry';
-import { createTestDatabase, type TestDatabase } from '@policyhub/testing';
+import { createTestDatabase, type TestDatabase, testAuth, testSigningKeys } from '@policyhub/testing';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, startAdminOrgs } from '../src/index.js';
@@ -15,6 +20,9 @@ let service: RunningService;
 let transport: InProcessTransport;
 const published: Array<{ topic: string; payload: Buffer }> = [];
 const v1 = contracts().policyhub.adminorgs.v1;
+const signingKeys = testSigningKeys;
+/** The gateway's credential: signed assertions the service verifies. */
+const auth = testAuth();
 let identity: ReturnType<typeof createClient<InstanceType<typeof v1.Identity>>>;
 let orgs: ReturnType<typeof createClient<InstanceType<typeof v1.Organizations>>>;
 let workspaces: ReturnType<typeof createClient<InstanceType<typeof v1.Workspaces>>>;
@@ -22,12 +30,10 @@ let teams: ReturnType<typeof createClient<InstanceType<typeof v1.Teams>>>;
 
 const principalOf = async (token: string): Promise<Principal> => {
   const p = await identity.Authenticate({ token });
-  return {
-    userId: p.userId,
-    username: p.username,
-    isSiteAdmin: p.isSiteAdmin,
-    memberships: Object.fromEntries(p.memberships.map((m) => [m.organization, m.permissions])),
-  };
+  return makePrincipal(
+    { userId: p.userId, username: p.username, isSiteAdmin: p.isSiteAdmin },
+    p.memberships.map((m) => [m.organization, m.permissions] as const),
+  );
 };
 
 const statusOf = async (promise: Promise<unknown>) => {
@@ -55,11 +61,12 @@ beforeAll(async () => {
     transport,
     logger: createLogger('admin-orgs', 'silent'),
     siteAdminToken: ADMIN_TOKEN,
+    signingKeys,
   });
-  identity = createClient(v1.Identity, service.address);
-  orgs = createClient(v1.Organizations, service.address);
-  workspaces = createClient(v1.Workspaces, service.address);
-  teams = createClient(v1.Teams, service.address);
+  identity = createClient(v1.Identity, service.address, auth.credential);
+  orgs = createClient(v1.Organizations, service.address, auth.credential);
+  workspaces = createClient(v1.Workspaces, service.address, auth.credential);
+  teams = createClient(v1.Teams, service.address, auth.credential);
 });
 
 afterAll(async () => {
@@ -93,7 +100,8 @@ describe('admin-orgs against Postgres', () => {
     const carol = await principalOf(
       (await identity.CreateAuthenticationToken({ userId: user.id }, { principal: admin })).token,
     );
-    expect(carol).toMatchObject({ userId: user.id, isSiteAdmin: false, memberships: {} });
+    expect(carol).toMatchObject({ userId: user.id, isSiteAdmin: false });
+    expect(carol.memberships.size).toBe(0);
     expect(
       await statusOf(identity.CreateUser({ username: 'dave', email: 'd@example.com' }, { principal: carol })),
     ).toBe(grpc.status.NOT_FOUND);
@@ -112,7 +120,7 @@ describe('admin-orgs against Postgres', () => {
       { principal: await principalOf(erinToken) },
     );
     const erin = await principalOf(erinToken);
-    expect(erin.memberships['erin-co']).toEqual(
+    expect(erin.memberships.get('erin-co')).toEqual(
       expect.arrayContaining(['manage-policies', 'read-runs', 'owners']),
     );
 
@@ -144,10 +152,10 @@ describe('admin-orgs against Postgres', () => {
       { teamId: team.id, userIds: [u.id] },
       { principal: await principalOf(ADMIN_TOKEN) },
     );
-    expect((await principalOf(token)).memberships['team-co']).toEqual(['read-runs']);
+    expect((await principalOf(token)).memberships.get('team-co')).toEqual(['read-runs']);
 
     await service.db.query(`UPDATE organizations SET is_disabled = true WHERE name = 'team-co'`);
-    expect((await principalOf(token)).memberships['team-co']).toBeUndefined();
+    expect((await principalOf(token)).memberships.get('team-co')).toBeUndefined();
   });
 
   it('enforces the workspace limit and publishes deletions through the outbox', async () => {
@@ -187,6 +195,7 @@ describe('admin-orgs against Postgres', () => {
           transport: new InProcessTransport(),
           logger: createLogger('admin-orgs', 'silent'),
           migrateOnly: true,
+          signingKeys,
         });
       await Promise.all([start(), start(), start()]);
       const { default: pg } = await import('pg');

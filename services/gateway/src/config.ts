@@ -1,4 +1,5 @@
 import { env, z } from '@policyhub/config';
+import { parseSigningKeys } from '@policyhub/grpc-runtime';
 
 /** Gateway environment (README "Configuration" lists each). */
 export const gatewayConfigShape = {
@@ -14,4 +15,9 @@ export const gatewayConfigShape = {
   RATE_LIMIT_PER_SECOND: env.int(30),
   LOG_LEVEL: env.logLevel(),
   REQUEST_BODY_LIMIT: env.int(1024 * 1024, 1024),
+  /** Shared HMAC keys of internal calls (`<id>:<secret>,…`; the first signs). docs/security.md */
+  INTERNAL_SIGNING_KEYS: env.parsed(
+    parseSigningKeys,
+    'is required: <id>:<secret> (32+ characters), shared by the gateway and every service',
+  ),
 };

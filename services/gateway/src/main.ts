@@ -1,4 +1,5 @@
 import { loadConfig } from '@policyhub/config';
+import { InternalAuth } from '@policyhub/grpc-runtime';
 import { createLogger, shutdownTracing } from '@policyhub/telemetry';
 import { buildApp } from './app.js';
 import { createClients } from './clients/index.js';
@@ -13,12 +14,15 @@ try {
   process.exit(2);
 }
 const logger = createLogger('gateway', config.LOG_LEVEL);
-const clients = createClients({
-  adminOrgs: config.ADMIN_ORGS_ADDR,
-  policySets: config.POLICY_SETS_ADDR,
-  runs: config.RUNS_ADDR,
-  storage: config.STORAGE_ADDR,
-});
+const clients = createClients(
+  {
+    adminOrgs: config.ADMIN_ORGS_ADDR,
+    policySets: config.POLICY_SETS_ADDR,
+    runs: config.RUNS_ADDR,
+    storage: config.STORAGE_ADDR,
+  },
+  new InternalAuth({ keys: config.INTERNAL_SIGNING_KEYS, service: 'gateway' }).credential,
+);
 const stores = createEdgeStores({
   redisUrl: config.REDIS_URL,
   rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,

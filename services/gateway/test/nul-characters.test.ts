@@ -8,7 +8,7 @@ import type { Clients } from '../src/clients/index.js';
 import { nulCharacterPointer } from '../src/plugins/nul-characters.js';
 
 const TOKEN = 'ph.token';
-const admin: Principal = { userId: 'user-1', username: 'admin', isSiteAdmin: true, memberships: {} };
+const admin: Principal = { userId: 'user-1', username: 'admin', isSiteAdmin: true, memberships: new Map() };
 
 describe('nulCharacterPointer', () => {
   it('points at the first string or key holding U+0000, escaping the pointer', () => {

@@ -12,9 +12,9 @@ const alice: Principal = {
   userId: 'user-alice',
   username: 'alice',
   isSiteAdmin: false,
-  memberships: { acme: ['manage-policies', 'read-runs'] },
+  memberships: new Map([['acme', ['manage-policies', 'read-runs']]]),
 };
-const bob: Principal = { userId: 'user-bob', username: 'bob', isSiteAdmin: true, memberships: {} };
+const bob: Principal = { userId: 'user-bob', username: 'bob', isSiteAdmin: true, memberships: new Map() };
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 describe.skipIf(SKIP_REDIS)('the Redis principal cache', () => {

@@ -9,7 +9,7 @@ import { MemoryRateLimiter } from '../src/rate-limit/memory-rate-limiter.js';
 
 const TOKEN = 'ph.a-bearer-token-that-must-never-be-logged';
 const FAILING_TOKEN = 'ph.a-token-whose-lookup-fails-unexpectedly';
-const admin: Principal = { userId: 'user-1', username: 'admin', isSiteAdmin: true, memberships: {} };
+const admin: Principal = { userId: 'user-1', username: 'admin', isSiteAdmin: true, memberships: new Map() };
 
 describe('gateway logs', () => {
   const lines: string[] = [];

@@ -10,6 +10,7 @@ await runServiceMain(
       ...shared,
       databaseUrl: config.DATABASE_URL,
       grpcAddress: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+      signingKeys: config.INTERNAL_SIGNING_KEYS,
       adminOrgsAddress: config.ADMIN_ORGS_ADDR,
       storageAddress: config.STORAGE_ADDR,
       migrateOnly: config.MIGRATE_ONLY,

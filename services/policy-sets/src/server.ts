@@ -11,7 +11,7 @@ import { policySetHandlers } from './rpc/policy-sets.js';
 /** Adds every policy-sets gRPC service to an unbound server (tests bind it on port 0). */
 export function registerPolicySets(server: grpc.Server, deps: PolicySetsDeps): void {
   const v1 = contracts().policyhub.policysets.v1;
-  const opts = { logger: deps.logger, isUnavailable: deps.isUnavailable };
+  const opts = { logger: deps.logger, isUnavailable: deps.isUnavailable, auth: deps.auth };
   server.addService(v1.Policies.service, implement(policyHandlers(deps), opts));
   server.addService(
     v1.PolicySets.service,

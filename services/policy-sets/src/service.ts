@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
+import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
 import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { createPolicySetsClients } from './clients/index.js';
@@ -13,6 +14,8 @@ export interface PolicySetsOptions {
   grpcAddress: string;
   transport: EventTransport;
   logger: Logger;
+  /** Keys of internal call assertions (the first signs). */
+  signingKeys: readonly SigningKey[];
   /** admin-orgs gRPC address: organizations (entitlements), workspaces and projects. */
   adminOrgsAddress: string;
   /** storage gRPC address: upload sessions and archives of policy set versions. */
@@ -23,10 +26,11 @@ export interface PolicySetsOptions {
 export const POLICY_SETS_SCHEMA = 'policy_sets';
 
 export async function startPolicySets(options: PolicySetsOptions): Promise<RunningService> {
-  const clients = createPolicySetsClients({
-    adminOrgs: options.adminOrgsAddress,
-    storage: options.storageAddress,
-  });
+  const auth = new InternalAuth({ keys: options.signingKeys, service: 'policy-sets' });
+  const clients = createPolicySetsClients(
+    { adminOrgs: options.adminOrgsAddress, storage: options.storageAddress },
+    auth.credential,
+  );
   const withClients = (deps: ServiceDeps): PolicySetsDeps => ({ ...deps, clients });
   try {
     return await startGrpcService({
@@ -37,6 +41,7 @@ export async function startPolicySets(options: PolicySetsOptions): Promise<Runni
       grpcAddress: options.grpcAddress,
       transport: options.transport,
       logger: options.logger,
+      auth,
       migrateOnly: options.migrateOnly,
       register: (server, deps) => registerPolicySets(server, withClients(deps)),
       consumers: async (deps) => [

@@ -5,7 +5,7 @@ import { InProcessTransport, TOPICS } from '@policyhub/events';
 import { createClient, readServiceError } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger } from '@policyhub/telemetry';
-import { createTestDatabase, type TestDatabase } from '@policyhub/testing';
+import { createTestDatabase, type TestDatabase, testAuth, testSigningKeys } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPolicySets } from '../src/index.js';
 import { UPLOAD_COMPLETED_CONSUMER } from '../src/consumers/upload-completed.js';
@@ -43,10 +43,11 @@ beforeAll(async () => {
     logger: createLogger('policy-sets', 'silent'),
     adminOrgsAddress: adminOrgs.address,
     storageAddress: storage.address,
+    signingKeys: testSigningKeys,
   });
-  versions = createClient(v1.PolicySetVersions, service.address);
-  sets = createClient(v1.PolicySets, service.address);
-  policies = createClient(v1.Policies, service.address);
+  versions = createClient(v1.PolicySetVersions, service.address, testAuth().credential);
+  sets = createClient(v1.PolicySets, service.address, testAuth().credential);
+  policies = createClient(v1.Policies, service.address, testAuth().credential);
 });
 
 afterAll(async () => {

@@ -17,16 +17,22 @@ import { RunWorkflows } from './workflows/runs.js';
 /** Adds every runs gRPC service to an unbound server (tests bind it on port 0). */
 export function registerRuns(server: grpc.Server, deps: ServiceDeps, ctx: WorkflowContext): void {
   const v1 = contracts().policyhub.runs.v1;
-  const opts = { logger: deps.logger, isUnavailable: deps.isUnavailable };
+  const opts = { logger: deps.logger, isUnavailable: deps.isUnavailable, auth: deps.auth };
+  // Evaluators and executors hold their own tokens, good for their API only (ADR 0009).
+  const evaluatorOpts = { ...opts, allow: ['evaluator'] as const };
+  const executorOpts = { ...opts, allow: ['executor'] as const };
   server.addService(v1.Runs.service, implement(runHandlers(new RunWorkflows(ctx)), opts));
   server.addService(v1.Comments.service, implement(commentHandlers(new CommentWorkflows(ctx)), opts));
   server.addService(
     v1.PolicyChecks.service,
     implement(policyCheckHandlers(new PolicyCheckWorkflows(ctx)), opts),
   );
-  server.addService(v1.RunExecutor.service, implement(executorHandlers(new ExecutorWorkflows(ctx)), opts));
+  server.addService(
+    v1.RunExecutor.service,
+    implement(executorHandlers(new ExecutorWorkflows(ctx)), executorOpts),
+  );
   server.addService(
     v1.PolicyEvaluator.service,
-    implement(evaluatorHandlers(new EvaluatorWorkflows(ctx)), opts),
+    implement(evaluatorHandlers(new EvaluatorWorkflows(ctx)), evaluatorOpts),
   );
 }

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
+import { InternalAuth, type SigningKey, type WorkerRole } from '@policyhub/grpc-runtime';
 import { type RunningService, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { grpcObjectStore } from './clients/object-store.js';
@@ -15,6 +16,10 @@ export interface RunsOptions {
   grpcAddress: string;
   transport: EventTransport;
   logger: Logger;
+  /** Keys of internal call assertions (the first signs). */
+  signingKeys: readonly SigningKey[];
+  /** Bearer tokens accepted from evaluators (PolicyEvaluator API) and executors (RunExecutor API). */
+  workerTokens?: Partial<Record<WorkerRole, readonly string[]>>;
   /** admin-orgs (workspaces), policy-sets (applicable sets) and storage (plan JSON, archives). */
   adminOrgsAddress: string;
   policySetsAddress: string;
@@ -27,10 +32,15 @@ export interface RunsOptions {
 export const RUNS_SCHEMA = 'runs';
 
 export function startRuns(options: RunsOptions): Promise<RunningService> {
+  const auth = new InternalAuth({
+    keys: options.signingKeys,
+    service: 'runs',
+    workerTokens: options.workerTokens,
+  });
   const adapters = {
-    workspaces: grpcWorkspaceDirectory(options.adminOrgsAddress),
-    policySets: grpcPolicySetSource(options.policySetsAddress),
-    objects: grpcObjectStore(options.storageAddress),
+    workspaces: grpcWorkspaceDirectory(options.adminOrgsAddress, auth.credential),
+    policySets: grpcPolicySetSource(options.policySetsAddress, auth.credential),
+    objects: grpcObjectStore(options.storageAddress, auth.credential),
   };
   const ports = {
     workspaces: options.ports?.workspaces ?? adapters.workspaces,
@@ -49,6 +59,7 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     grpcAddress: options.grpcAddress,
     transport: options.transport,
     logger: options.logger,
+    auth,
     migrateOnly: options.migrateOnly,
     async onStart({ db, logger }) {
       sweeper = new ObjectSweeper({ db, objects: ports.objects, logger });

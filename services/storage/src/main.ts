@@ -7,6 +7,7 @@ await runServiceMain('storage', storageConfigShape, (config, shared) =>
     ...shared,
     databaseUrl: config.DATABASE_URL,
     grpcAddress: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+    signingKeys: config.INTERNAL_SIGNING_KEYS,
     settings: storageSettings(config),
     migrateOnly: config.MIGRATE_ONLY,
   }),

@@ -8,6 +8,12 @@ export function registerStorage(server: grpc.Server, deps: StorageRpcDeps): void
   const v1 = contracts().policyhub.storage.v1;
   server.addService(
     v1.Storage.service,
-    implement(storageHandlers(deps), { logger: deps.logger, isUnavailable: deps.isUnavailable }),
+    implement(storageHandlers(deps), {
+      logger: deps.logger,
+      isUnavailable: deps.isUnavailable,
+      auth: deps.auth,
+      // Only services call storage (the gateway for uploads); never on a user's behalf.
+      allow: ['service'],
+    }),
   );
 }

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
 import { startConsumer } from '@policyhub/events';
+import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
 import { type RunningService, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import type { StorageSettings } from './config.js';
@@ -14,6 +15,8 @@ export interface StorageOptions {
   grpcAddress: string;
   transport: EventTransport;
   logger: Logger;
+  /** Keys of internal call assertions (the first signs). */
+  signingKeys: readonly SigningKey[];
   settings: StorageSettings;
   migrateOnly?: boolean;
 }
@@ -36,6 +39,7 @@ export async function startStorage(
     grpcAddress: options.grpcAddress,
     transport: options.transport,
     logger: options.logger,
+    auth: new InternalAuth({ keys: options.signingKeys, service: 'storage' }),
     migrateOnly: options.migrateOnly,
     register: (server, deps) =>
       registerStorage(server, { ...deps, store, limits: settings.limits, stagingDir: settings.stagingDir }),

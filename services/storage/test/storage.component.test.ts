@@ -7,7 +7,7 @@ import { decodeMessage, encodeMessage, type storageV1 } from '@policyhub/contrac
 import { type BusMessage, InProcessTransport, TOPICS } from '@policyhub/events';
 import { readServiceError } from '@policyhub/grpc-runtime';
 import { createLogger } from '@policyhub/telemetry';
-import { createTestDatabase, type TestDatabase, waitFor } from '@policyhub/testing';
+import { createTestDatabase, type TestDatabase, testSigningKeys, waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_UPLOAD_LIMITS, startStorage } from '../src/index.js';
 import { hashUploadToken } from '../src/domain/upload-sessions.js';
@@ -75,6 +75,7 @@ beforeAll(async () => {
     grpcAddress: '127.0.0.1:0',
     transport,
     logger: createLogger('storage', 'silent'),
+    signingKeys: testSigningKeys,
     settings: {
       objects: { kind: 'filesystem', root: join(dataDir, 'objects') },
       stagingDir: join(dataDir, 'staging'),
@@ -214,7 +215,7 @@ describe('uploads', () => {
     const s = await newSession();
     const bytes = await policyArchive();
     await new Promise<void>((resolve) => {
-      const call = storage.raw.Upload(() => resolve());
+      const call = storage.raw.Upload(storage.metadata(), () => resolve());
       call.write({ token: s.token });
       call.write({ data: bytes.subarray(0, 50) });
       setTimeout(() => call.cancel(), 50);
@@ -236,7 +237,7 @@ describe('uploads', () => {
     const bytes = await policyArchive();
     let finishFirst!: () => void;
     const first = new Promise<storageV1.UploadResult__Output>((resolve, reject) => {
-      const call = storage.raw.Upload((err, res) => (err ? reject(err) : resolve(res!)));
+      const call = storage.raw.Upload(storage.metadata(), (err, res) => (err ? reject(err) : resolve(res!)));
       call.write({ token: s.token });
       call.write({ data: bytes.subarray(0, 10) });
       finishFirst = () => {

@@ -70,7 +70,7 @@ export function requirePermission(
 
 export function requireOwner(principal: Principal | undefined, organization: string): void {
   if (principal?.isSiteAdmin) return;
-  if (!principal?.memberships[organization]?.includes(OWNER)) throw notFound();
+  if (!principal?.memberships.get(organization)?.includes(OWNER)) throw notFound();
 }
 
 export function requireSiteAdmin(principal: Principal | undefined): void {

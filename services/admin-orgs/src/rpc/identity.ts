@@ -15,9 +15,9 @@ export async function principalForToken(db: Db, token: string): Promise<Principa
   const repo = new IdentityRepository(db);
   const user = token ? await repo.findUserByToken(token) : undefined;
   if (!user) throw unauthenticated();
-  const memberships: Record<string, string[]> = {};
+  const memberships = new Map<string, readonly string[]>();
   for (const m of await repo.memberships(user.id)) {
-    memberships[m.organization] = m.is_owner ? [...m.permissions, OWNER] : m.permissions;
+    memberships.set(m.organization, m.is_owner ? [...m.permissions, OWNER] : m.permissions);
   }
   return { userId: user.id, username: user.username, isSiteAdmin: user.is_site_admin, memberships };
 }
@@ -31,9 +31,9 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
         userId: p.userId,
         username: p.username,
         isSiteAdmin: p.isSiteAdmin,
-        memberships: Object.entries(p.memberships).map(([organization, permissions]) => ({
+        memberships: [...p.memberships].map(([organization, permissions]) => ({
           organization,
-          permissions,
+          permissions: [...permissions],
         })),
       };
     },

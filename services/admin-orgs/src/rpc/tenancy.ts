@@ -33,7 +33,7 @@ const visibleTo =
     !principal || canAccessOrganization(principal, row.organization);
 
 const permissionsIn = (p: Principal | undefined, org: string): string[] =>
-  p?.isSiteAdmin ? [...PERMISSIONS, OWNER] : (p?.memberships[org] ?? []);
+  p?.isSiteAdmin ? [...PERMISSIONS, OWNER] : [...(p?.memberships.get(org) ?? [])];
 
 /** An organization the caller may see, else NOT_FOUND (a disabled one is invisible to non-admins). */
 async function visibleOrganization(repo: TenancyRepository, p: Principal | undefined, name: string) {

@@ -1,4 +1,4 @@
-import type { Principal } from '@policyhub/grpc-runtime';
+import { type Principal, principalFromJson, principalToJson } from '@policyhub/grpc-runtime';
 import type { Redis } from 'ioredis';
 import { KEY_PREFIX } from '../redis/create-redis.js';
 import { LuaScript } from '../redis/lua-script.js';
@@ -60,7 +60,8 @@ export class RedisPrincipalCache implements PrincipalCache {
     const [epoch, json] = result;
     if (json) {
       try {
-        return JSON.parse(json) as Principal;
+        const principal = principalFromJson(JSON.parse(json));
+        if (principal) return principal;
       } catch {
         // A corrupt entry is a miss; the next set() overwrites it.
       }
@@ -75,7 +76,7 @@ export class RedisPrincipalCache implements PrincipalCache {
     this.missEpochs.delete(tokenHash);
     try {
       const key = `${this.entryPrefix}${epoch ?? (await this.redis.get(this.epochKey)) ?? '0'}:${tokenHash}`;
-      await this.redis.set(key, JSON.stringify(principal), 'PX', this.ttlMs);
+      await this.redis.set(key, JSON.stringify(principalToJson(principal)), 'PX', this.ttlMs);
     } catch {
       // Not cached this time; authentication still succeeded.
     }

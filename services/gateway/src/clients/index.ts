@@ -1,5 +1,5 @@
 import { contracts } from '@policyhub/contracts';
-import { createClient } from '@policyhub/grpc-runtime';
+import { type ClientCredential, createClient } from '@policyhub/grpc-runtime';
 
 export interface ServiceAddresses {
   adminOrgs: string;
@@ -9,22 +9,23 @@ export interface ServiceAddresses {
 }
 
 /** One gRPC client per downstream service API; created once per gateway process. */
-export function createClients(addresses: ServiceAddresses) {
+/** `credential`: the gateway's signer (its InternalAuth), which also signs callers' principals. */
+export function createClients(addresses: ServiceAddresses, credential: ClientCredential) {
   const pkg = contracts().policyhub;
   const clients = {
-    identity: createClient(pkg.adminorgs.v1.Identity, addresses.adminOrgs),
-    organizations: createClient(pkg.adminorgs.v1.Organizations, addresses.adminOrgs),
-    teams: createClient(pkg.adminorgs.v1.Teams, addresses.adminOrgs),
-    projects: createClient(pkg.adminorgs.v1.Projects, addresses.adminOrgs),
-    workspaces: createClient(pkg.adminorgs.v1.Workspaces, addresses.adminOrgs),
-    adminOrganizations: createClient(pkg.adminorgs.v1.AdminOrganizations, addresses.adminOrgs),
-    policies: createClient(pkg.policysets.v1.Policies, addresses.policySets),
-    policySets: createClient(pkg.policysets.v1.PolicySets, addresses.policySets),
-    policySetVersions: createClient(pkg.policysets.v1.PolicySetVersions, addresses.policySets),
-    storage: createClient(pkg.storage.v1.Storage, addresses.storage),
-    runs: createClient(pkg.runs.v1.Runs, addresses.runs),
-    comments: createClient(pkg.runs.v1.Comments, addresses.runs),
-    policyChecks: createClient(pkg.runs.v1.PolicyChecks, addresses.runs),
+    identity: createClient(pkg.adminorgs.v1.Identity, addresses.adminOrgs, credential),
+    organizations: createClient(pkg.adminorgs.v1.Organizations, addresses.adminOrgs, credential),
+    teams: createClient(pkg.adminorgs.v1.Teams, addresses.adminOrgs, credential),
+    projects: createClient(pkg.adminorgs.v1.Projects, addresses.adminOrgs, credential),
+    workspaces: createClient(pkg.adminorgs.v1.Workspaces, addresses.adminOrgs, credential),
+    adminOrganizations: createClient(pkg.adminorgs.v1.AdminOrganizations, addresses.adminOrgs, credential),
+    policies: createClient(pkg.policysets.v1.Policies, addresses.policySets, credential),
+    policySets: createClient(pkg.policysets.v1.PolicySets, addresses.policySets, credential),
+    policySetVersions: createClient(pkg.policysets.v1.PolicySetVersions, addresses.policySets, credential),
+    storage: createClient(pkg.storage.v1.Storage, addresses.storage, credential),
+    runs: createClient(pkg.runs.v1.Runs, addresses.runs, credential),
+    comments: createClient(pkg.runs.v1.Comments, addresses.runs, credential),
+    policyChecks: createClient(pkg.runs.v1.PolicyChecks, addresses.runs, credential),
   };
   return {
     ...clients,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Principal } from '@policyhub/grpc-runtime';
+import { type Principal, principalOf } from '@policyhub/grpc-runtime';
 import { unauthenticated } from '@policyhub/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PrincipalCache } from '../auth/principal-cache.js';
@@ -40,12 +40,10 @@ export function registerAuthentication(app: FastifyInstance, clients: Clients, c
       return;
     }
     const p = await clients.identity.Authenticate({ token: match[1]! });
-    const principal: Principal = {
-      userId: p.userId,
-      username: p.username,
-      isSiteAdmin: p.isSiteAdmin,
-      memberships: Object.fromEntries(p.memberships.map((m) => [m.organization, m.permissions])),
-    };
+    const principal = principalOf(
+      { userId: p.userId, username: p.username, isSiteAdmin: p.isSiteAdmin },
+      p.memberships.map((m) => [m.organization, m.permissions] as const),
+    );
     await cache.set(tokenHash, principal);
     request.principal = principal;
   });

@@ -1,5 +1,5 @@
 import { contracts } from '@policyhub/contracts';
-import { createClient } from '@policyhub/grpc-runtime';
+import { type ClientCredential, createClient } from '@policyhub/grpc-runtime';
 
 export interface PolicySetsAddresses {
   adminOrgs: string;
@@ -7,13 +7,13 @@ export interface PolicySetsAddresses {
 }
 
 /** gRPC clients of the services policy-sets depends on; created once per process. */
-export function createPolicySetsClients(addresses: PolicySetsAddresses) {
+export function createPolicySetsClients(addresses: PolicySetsAddresses, credential: ClientCredential) {
   const pkg = contracts().policyhub;
   const clients = {
-    organizations: createClient(pkg.adminorgs.v1.Organizations, addresses.adminOrgs),
-    workspaces: createClient(pkg.adminorgs.v1.Workspaces, addresses.adminOrgs),
-    projects: createClient(pkg.adminorgs.v1.Projects, addresses.adminOrgs),
-    storage: createClient(pkg.storage.v1.Storage, addresses.storage),
+    organizations: createClient(pkg.adminorgs.v1.Organizations, addresses.adminOrgs, credential),
+    workspaces: createClient(pkg.adminorgs.v1.Workspaces, addresses.adminOrgs, credential),
+    projects: createClient(pkg.adminorgs.v1.Projects, addresses.adminOrgs, credential),
+    storage: createClient(pkg.storage.v1.Storage, addresses.storage, credential),
   };
   return {
     ...clients,

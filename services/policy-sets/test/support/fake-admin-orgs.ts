@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { contracts } from '@policyhub/contracts';
 import { notFound } from '@policyhub/errors';
 import { bindServer, createGrpcServer, implement, shutdownServer } from '@policyhub/grpc-runtime';
+import { testAuth } from '@policyhub/testing';
 
 export interface FakeTenancy {
   organizations: Record<string, { isFreeTier?: boolean }>;
@@ -31,7 +32,7 @@ export async function startFakeAdminOrgs(
       {
         GetOrganization: async (req: { name: string }) => organization(req.name),
       } as never,
-      { logger },
+      { logger, auth: testAuth('admin-orgs') },
     ),
   );
   server.addService(
@@ -44,7 +45,7 @@ export async function startFakeAdminOrgs(
             .map((id) => ({ id, ...tenancy.workspaces[id]! })),
         }),
       } as never,
-      { logger },
+      { logger, auth: testAuth('admin-orgs') },
     ),
   );
   server.addService(
@@ -57,7 +58,7 @@ export async function startFakeAdminOrgs(
             .map((id) => ({ id, ...tenancy.projects[id]! })),
         }),
       } as never,
-      { logger },
+      { logger, auth: testAuth('admin-orgs') },
     ),
   );
   const address = await bindServer(server, '127.0.0.1:0');

@@ -3,6 +3,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { contracts, type storageV1 } from '@policyhub/contracts';
 import { unavailable } from '@policyhub/errors';
 import { bindServer, createGrpcServer, implement, shutdownServer } from '@policyhub/grpc-runtime';
+import { testAuth } from '@policyhub/testing';
 
 /**
  * Stands in for storage in component tests of policy-sets: hands out upload sessions and records
@@ -30,7 +31,7 @@ export async function startFakeStorage() {
           };
         },
       } as never,
-      { logger: { error: () => {} } },
+      { logger: { error: () => {} }, auth: testAuth('storage') },
     ),
   );
   const address = await bindServer(server, '127.0.0.1:0');

@@ -1,19 +1,17 @@
 import { contracts } from '@policyhub/contracts';
 import { InProcessTransport } from '@policyhub/events';
-import { createClient, type Principal } from '@policyhub/grpc-runtime';
+import { createClient, type Principal, principalOf } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger } from '@policyhub/telemetry';
-import { createTestDatabase, type TestDatabase } from '@policyhub/testing';
+import { createTestDatabase, type TestDatabase, testAuth, testSigningKeys } from '@policyhub/testing';
 import { startPolicySets } from '../../src/index.js';
 import { type FakeTenancy, startFakeAdminOrgs } from './fake-admin-orgs.js';
 
 /** A caller holding manage-policies in `organization`. */
-export const managerOf = (organization: string): Principal => ({
-  userId: 'user-test',
-  username: 'tester',
-  isSiteAdmin: false,
-  memberships: { [organization]: ['manage-policies'] },
-});
+export const managerOf = (organization: string): Principal =>
+  principalOf({ userId: 'user-test', username: 'tester', isSiteAdmin: false }, [
+    [organization, ['manage-policies']],
+  ]);
 
 /** policy-sets on a fresh database, with a fake admin-orgs and an in-process bus, plus clients. */
 export async function startHarness(tenancy: FakeTenancy) {
@@ -27,12 +25,14 @@ export async function startHarness(tenancy: FakeTenancy) {
     logger: createLogger('policy-sets', 'silent'),
     adminOrgsAddress: adminOrgs.address,
     storageAddress: adminOrgs.address,
+    signingKeys: testSigningKeys,
   });
+  const { credential } = testAuth();
   const v1 = contracts().policyhub.policysets.v1;
   const clients = {
-    policies: createClient(v1.Policies, service.address),
-    policySets: createClient(v1.PolicySets, service.address),
-    applicable: createClient(v1.ApplicablePolicySets, service.address),
+    policies: createClient(v1.Policies, service.address, credential),
+    policySets: createClient(v1.PolicySets, service.address, credential),
+    applicable: createClient(v1.ApplicablePolicySets, service.address, credential),
   };
   return {
     service,

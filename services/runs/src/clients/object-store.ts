@@ -1,29 +1,28 @@
 import * as grpc from '@grpc/grpc-js';
 import { contracts } from '@policyhub/contracts';
-import { buildMetadata, createClient, deadline, readServiceError } from '@policyhub/grpc-runtime';
+import { type ClientCredential, createClient, deadline, readServiceError } from '@policyhub/grpc-runtime';
 import type { ObjectStore } from '../domain/ports.js';
 import { dependencyFailure } from './dependency-errors.js';
 
 const CHUNK_BYTES = 64 * 1024;
 
 /** Objects (plan JSON, policy set archives) through the storage service's streaming API. */
-export function grpcObjectStore(address: string): ObjectStore & { close(): void } {
-  const client = createClient(contracts().policyhub.storage.v1.Storage, address);
+export function grpcObjectStore(
+  address: string,
+  credential: ClientCredential,
+): ObjectStore & { close(): void } {
+  const client = createClient(contracts().policyhub.storage.v1.Storage, address, credential);
   return {
     put(key, bytes, contentType) {
       return new Promise<void>((resolve, reject) => {
-        const call = client.raw.PutObject(
-          buildMetadata(undefined),
-          deadline({ deadlineMs: 60_000 }),
-          (err) => {
-            if (!err) return resolve();
-            try {
-              dependencyFailure('storage', err);
-            } catch (mapped) {
-              reject(mapped);
-            }
-          },
-        );
+        const call = client.raw.PutObject(client.metadata(), deadline({ deadlineMs: 60_000 }), (err) => {
+          if (!err) return resolve();
+          try {
+            dependencyFailure('storage', err);
+          } catch (mapped) {
+            reject(mapped);
+          }
+        });
         call.write({ header: { key, contentType } });
         for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES) {
           call.write({ data: bytes.subarray(offset, offset + CHUNK_BYTES) });
@@ -35,11 +34,7 @@ export function grpcObjectStore(address: string): ObjectStore & { close(): void 
     get(key) {
       return new Promise<Buffer | undefined>((resolve, reject) => {
         const chunks: Buffer[] = [];
-        const call = client.raw.GetObject(
-          { key },
-          buildMetadata(undefined),
-          deadline({ deadlineMs: 60_000 }),
-        );
+        const call = client.raw.GetObject({ key }, client.metadata(), deadline({ deadlineMs: 60_000 }));
         call.on('data', (chunk: { data: Buffer }) => chunks.push(chunk.data));
         call.on('end', () => resolve(Buffer.concat(chunks)));
         call.on('error', (err) => {

@@ -1,5 +1,5 @@
 import { contracts, type policysetsV1 } from '@policyhub/contracts';
-import { createClient } from '@policyhub/grpc-runtime';
+import { type ClientCredential, createClient } from '@policyhub/grpc-runtime';
 import type { PolicySetSnapshot } from '../domain/evaluation.js';
 import { isEnforcementLevel } from '../domain/policy-check-status.js';
 import type { PolicySetSource, WorkspaceInfo } from '../domain/ports.js';
@@ -9,8 +9,11 @@ import { dependencyFailure } from './dependency-errors.js';
  * Applicable sets from policy-sets. Only kind_a sets that do not run in an agent become part of a
  * policy check (agent-enabled sets are evaluated as "policy evaluations" upstream, not here).
  */
-export function grpcPolicySetSource(address: string): PolicySetSource & { close(): void } {
-  const client = createClient(contracts().policyhub.policysets.v1.ApplicablePolicySets, address);
+export function grpcPolicySetSource(
+  address: string,
+  credential: ClientCredential,
+): PolicySetSource & { close(): void } {
+  const client = createClient(contracts().policyhub.policysets.v1.ApplicablePolicySets, address, credential);
   return {
     async applicableSets(workspace: WorkspaceInfo): Promise<PolicySetSnapshot[]> {
       let res: policysetsV1.GetApplicablePolicySetsResponse__Output;

@@ -1,10 +1,15 @@
 import { hostname } from 'node:os';
 import { env, loadConfig, z } from '@policyhub/config';
+import { MIN_SECRET_LENGTH } from '@policyhub/grpc-runtime';
 import { MAX_LEASE_SECONDS } from '../domain/lease.js';
 
 /** Environment of the evaluator worker (docs/evaluator.md lists each). */
 export const evaluatorConfigShape = {
   RUNS_ADDR: env.address('127.0.0.1:50053'),
+  /** This evaluator's credential: one of the runs service's EVALUATOR_TOKENS. */
+  EVALUATOR_TOKEN: z
+    .string({ message: "is required: one of the runs service's EVALUATOR_TOKENS" })
+    .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`),
   /** The engine executable and its arguments: a JSON array, or words separated by spaces (quotes group). */
   EVALUATOR_COMMAND: z
     .string({ message: 'is required: the engine executable (and arguments) to run per check' })
@@ -16,6 +21,8 @@ export const evaluatorConfigShape = {
   LOG_LEVEL: env.logLevel(),
   /** `/healthz`, `/readyz` and `/metrics` for probes; 0 (default) serves none. */
   OPS_PORT: env.port(0),
+  /** Interface of the ops server; loopback unless set (containers set 0.0.0.0). */
+  OPS_HOST: z.string().default('127.0.0.1'),
 };
 
 export type EvaluatorConfig = ReturnType<typeof loadEvaluatorConfig>;

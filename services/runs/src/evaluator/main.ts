@@ -21,6 +21,7 @@ const logger = createLogger('evaluator', config.LOG_LEVEL);
 let stopping = false;
 const worker = new EvaluatorWorker({
   runsAddress: config.RUNS_ADDR,
+  token: config.EVALUATOR_TOKEN,
   command,
   evaluatorId: config.EVALUATOR_ID,
   pollIntervalMs: config.EVALUATOR_POLL_INTERVAL_MS,
@@ -29,7 +30,9 @@ const worker = new EvaluatorWorker({
   logger,
 });
 worker.start();
-if (config.OPS_PORT > 0) await startOpsServer({ port: config.OPS_PORT, isReady: async () => !stopping });
+if (config.OPS_PORT > 0) {
+  await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, isReady: async () => !stopping });
+}
 logger.info(
   { runs: config.RUNS_ADDR, evaluatorId: config.EVALUATOR_ID, command: command[0] },
   'evaluator started',

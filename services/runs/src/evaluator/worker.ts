@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { contracts, type runsV1 } from '@policyhub/contracts';
-import { createClient, readServiceError } from '@policyhub/grpc-runtime';
+import { createClient, readServiceError, workerCredential } from '@policyhub/grpc-runtime';
 import type { Logger } from '@policyhub/telemetry';
 import { renderReport } from '../domain/report.js';
 import { buildEngineRequest, type EngineResult, parseEngineResult } from './engine-contract.js';
@@ -8,6 +8,8 @@ import { type EngineRun, runEngine } from './engine-process.js';
 
 export interface WorkerOptions {
   runsAddress: string;
+  /** The evaluator's bearer token (one of runs' EVALUATOR_TOKENS). */
+  token: string;
   command: string[];
   evaluatorId: string;
   pollIntervalMs: number;
@@ -30,7 +32,11 @@ export class EvaluatorWorker {
   private loop: Promise<void> | undefined;
 
   constructor(private readonly options: WorkerOptions) {
-    this.client = createClient(contracts().policyhub.runs.v1.PolicyEvaluator, options.runsAddress);
+    this.client = createClient(
+      contracts().policyhub.runs.v1.PolicyEvaluator,
+      options.runsAddress,
+      workerCredential(options.token),
+    );
   }
 
   start(): void {

@@ -1,10 +1,22 @@
 import { contracts } from '@policyhub/contracts';
 import { InProcessTransport } from '@policyhub/events';
-import { createClient, type Principal } from '@policyhub/grpc-runtime';
+import {
+  type ClientCredential,
+  createClient,
+  type Principal,
+  principalOf,
+  workerCredential,
+} from '@policyhub/grpc-runtime';
 import { startRuns } from '@policyhub/runs';
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger } from '@policyhub/telemetry';
-import { createTestDatabase, type TestDatabase } from '@policyhub/testing';
+import {
+  createTestDatabase,
+  type TestDatabase,
+  testAuth,
+  testSigningKeys,
+  testWorkerTokens,
+} from '@policyhub/testing';
 import { FakeObjects, FakePolicySets, FakeWorkspaces } from './fakes.js';
 
 export interface RunsHarness {
@@ -23,12 +35,13 @@ export interface RunsHarness {
 
 function clientsFor(address: string) {
   const v1 = contracts().policyhub.runs.v1;
+  const gateway: ClientCredential = testAuth().credential;
   return {
-    runs: createClient(v1.Runs, address),
-    comments: createClient(v1.Comments, address),
-    checks: createClient(v1.PolicyChecks, address),
-    executor: createClient(v1.RunExecutor, address),
-    evaluator: createClient(v1.PolicyEvaluator, address),
+    runs: createClient(v1.Runs, address, gateway),
+    comments: createClient(v1.Comments, address, gateway),
+    checks: createClient(v1.PolicyChecks, address, gateway),
+    executor: createClient(v1.RunExecutor, address, workerCredential(testWorkerTokens.executor)),
+    evaluator: createClient(v1.PolicyEvaluator, address, workerCredential(testWorkerTokens.evaluator)),
   };
 }
 
@@ -49,6 +62,8 @@ export async function startRunsHarness(): Promise<RunsHarness> {
     policySetsAddress: unused,
     storageAddress: unused,
     ports: { workspaces, policySets, objects },
+    signingKeys: testSigningKeys,
+    workerTokens: { evaluator: [testWorkerTokens.evaluator], executor: [testWorkerTokens.executor] },
   });
   const clients = clientsFor(service.address);
   return {
@@ -73,7 +88,7 @@ export const member = (
   permissions: string[],
   userId = 'user-member',
 ): { principal: Principal } => ({
-  principal: { userId, username: userId, isSiteAdmin: false, memberships: { [organization]: permissions } },
+  principal: principalOf({ userId, username: userId, isSiteAdmin: false }, [[organization, permissions]]),
 });
 
 export const OWNER_PERMISSIONS = [

@@ -1,4 +1,3 @@
-import * as grpc from '@grpc/grpc-js';
 import type { storageV1 } from '@policyhub/contracts';
 import type { Clients } from '../../clients/index.js';
 
@@ -29,7 +28,7 @@ export function streamUpload(
     let answered = false;
     let bodyFullyRead = false;
     const call = storage.raw.Upload(
-      new grpc.Metadata(),
+      storage.metadata(),
       { deadline: Date.now() + UPLOAD_DEADLINE_MS },
       (err, result) => {
         answered = true;
