@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { waitFor } from '@policyhub/testing';
+import { rawFile, rawPax, rawTar, waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from './support/api.js';
 import { type ArchiveEntry, policyArchive, putArchive, tarGzOf, tarOf } from './support/archives.js';
@@ -77,6 +77,23 @@ const hostile: Array<[string, () => Promise<Buffer>, number, string]> = [
       tarGzOf([
         { name: 'up', type: 'symlink', linkname: '..' },
         { name: 'up/evil', content: 'x' },
+      ]),
+    422,
+    'STORAGE_ARCHIVE_LINK_ESCAPE',
+  ],
+  [
+    'a pax global header that renames the files after it',
+    async () => gzipSync(rawTar(rawPax([['path', '../../escaped']], 'g'), rawFile('main.sentinel', 'x'))),
+    422,
+    'STORAGE_ARCHIVE_GLOBAL_HEADER',
+  ],
+  [
+    'links that escape only on a case-insensitive file system',
+    () =>
+      tarGzOf([
+        { name: 'main.sentinel', content: 'x' },
+        { name: 'dir', type: 'symlink', linkname: '.' },
+        { name: 'x', type: 'symlink', linkname: 'DIR/..' },
       ]),
     422,
     'STORAGE_ARCHIVE_LINK_ESCAPE',

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from '../src/domain/upload-limits.js';
 import { ArchiveInspector, type Inspection } from '../src/uploads/archive-inspector.js';
+import { padded, rawFile, rawGnuLong, rawHeader, rawPax, rawTar } from '@policyhub/testing';
 import { type ArchiveEntry, gzipOf, policyArchive, tarGzOf, tarOf } from './support/archives.js';
 
 const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
@@ -228,5 +229,168 @@ describe('archive inspector: hostile or broken archives are rejected with a reas
     const r = await rejectionOf(await archive([{ name: `/${'x'.repeat(300)}`, content: 'x' }]));
     expect(r.message.length).toBeLessThan(300);
     expect(r.message).toContain('…"');
+  });
+});
+
+describe('archive inspector: every name an extractor may use is checked', () => {
+  const ok = rawFile('sentinel.hcl', 'policy "a" {}\n');
+  const tarGz = (...members: Buffer[]) => gzipOf(rawTar(...members));
+
+  it('refuses a pax global header that sets path, even to a harmless name, and one that sets linkpath', async () => {
+    // tar-stream alone ignores a global path when the entry has no pax header of its own; Python's
+    // tarfile and GNU tar apply it to every entry that follows.
+    const climbing = await rejectionOf(tarGz(rawPax([['path', '../../x']], 'g'), rawFile('a.txt', 'x')));
+    expect(climbing).toEqual({
+      code: 'STORAGE_ARCHIVE_GLOBAL_HEADER',
+      message:
+        'the archive has a pax global header that sets "path" ("../../x"); global headers may not set paths, link targets or sizes',
+    });
+    const harmless = await rejectionOf(tarGz(rawPax([['path', 'a.txt']], 'g'), rawFile('a.txt', 'x')));
+    expect(harmless.code).toBe('STORAGE_ARCHIVE_GLOBAL_HEADER');
+    const link = await rejectionOf(
+      tarGz(rawPax([['linkpath', '../..']], 'g'), ok, rawHeader({ name: 'l', type: '2', linkname: 'a' })),
+    );
+    expect(link.code).toBe('STORAGE_ARCHIVE_GLOBAL_HEADER');
+    const size = await rejectionOf(tarGz(rawPax([['size', '0']], 'g'), ok));
+    expect(size.code).toBe('STORAGE_ARCHIVE_GLOBAL_HEADER');
+  });
+
+  it('accepts a global header that only carries a comment (git archive writes one)', async () => {
+    const result = await inspect(tarGz(rawPax([['comment', 'a'.repeat(40)]], 'g'), ok));
+    expect(result.ok && result.files.map((f) => f.path)).toEqual(['sentinel.hcl']);
+  });
+
+  it.each([
+    [
+      'a per-file pax path',
+      [rawPax([['path', '../../x']]), rawFile('x', 'x')],
+      'STORAGE_ARCHIVE_PATH_TRAVERSAL',
+    ],
+    [
+      'a per-file pax linkpath',
+      [ok, rawPax([['linkpath', '../../etc']]), rawHeader({ name: 'l', type: '2', linkname: 'etc' })],
+      'STORAGE_ARCHIVE_LINK_ESCAPE',
+    ],
+    [
+      'a GNU long name',
+      [rawGnuLong('L', '../../x'), rawFile('x', 'x', { format: 'gnu' })],
+      'STORAGE_ARCHIVE_PATH_TRAVERSAL',
+    ],
+    [
+      'a GNU long link target',
+      [ok, rawGnuLong('K', '../../etc'), rawHeader({ name: 'l', type: '2', linkname: 'etc', format: 'gnu' })],
+      'STORAGE_ARCHIVE_LINK_ESCAPE',
+    ],
+    [
+      'a ustar name that old readers use beside a safe pax path',
+      [rawPax([['path', 'safe']]), rawFile('../../x', 'x')],
+      'STORAGE_ARCHIVE_PATH_TRAVERSAL',
+    ],
+    [
+      'the prefix field of a GNU header, which Python prepends and tar-stream ignores',
+      [rawFile('x', 'x', { format: 'gnu', prefix: '../..' })],
+      'STORAGE_ARCHIVE_PATH_TRAVERSAL',
+    ],
+    [
+      'a GNU long name and a pax path that disagree (readers pick different ones)',
+      [rawGnuLong('L', 'evil'), rawPax([['path', 'safe']]), rawFile('x', 'x')],
+      'STORAGE_ARCHIVE_AMBIGUOUS_HEADER',
+    ],
+    [
+      'two pax headers for one entry',
+      [rawPax([['path', 'a']]), rawPax([['path', 'b']]), rawFile('x', 'x')],
+      'STORAGE_ARCHIVE_AMBIGUOUS_HEADER',
+    ],
+    [
+      'a pax header repeating path',
+      [
+        rawPax([
+          ['path', 'a'],
+          ['path', 'b'],
+        ]),
+        rawFile('x', 'x'),
+      ],
+      'STORAGE_ARCHIVE_AMBIGUOUS_HEADER',
+    ],
+    [
+      'a directory carrying data that hides a header from some readers',
+      [rawHeader({ name: 'd/', type: '5', size: 512 }), rawFile('../../evil', 'x').subarray(0, 512), ok],
+      'STORAGE_ARCHIVE_AMBIGUOUS_HEADER',
+    ],
+    [
+      'entries after the end-of-archive marker',
+      [ok, Buffer.alloc(1024), rawFile('hidden', 'x')],
+      'STORAGE_ARCHIVE_AMBIGUOUS_HEADER',
+    ],
+    [
+      'GNU sparse pax records that rename the file',
+      [rawPax([['GNU.sparse.name', '../../x']]), rawFile('x', 'x')],
+      'STORAGE_ARCHIVE_UNSUPPORTED_ENTRY',
+    ],
+    ['a sparse typeflag', [rawHeader({ name: 's', type: 'S' }), ok], 'STORAGE_ARCHIVE_UNSUPPORTED_ENTRY'],
+    [
+      'a malformed pax record',
+      [
+        Buffer.concat([rawHeader({ name: 'p', type: 'x', size: 12 }), padded(Buffer.from('99 path=x\n'))]),
+        ok,
+      ],
+      'STORAGE_ARCHIVE_CORRUPT_TAR',
+    ],
+  ] as Array<[string, Buffer[], string]>)('refuses %s', async (_label, members, code) => {
+    expect((await rejectionOf(tarGz(...members))).code).toBe(code);
+  });
+
+  it('accepts long names and long link targets written the GNU and the pax way', async () => {
+    const long = `${'d'.repeat(60)}/${'e'.repeat(60)}/policy.sentinel`;
+    const result = await inspect(
+      tarGz(
+        rawGnuLong('L', long),
+        rawFile(long.slice(0, 100), 'main = rule { true }', { format: 'gnu' }),
+        rawPax([['path', `${long}.copy`]]),
+        rawFile('PaxHeaders/ignored', 'x'),
+        rawGnuLong('K', long),
+        rawHeader({ name: 'link', type: '2', linkname: long.slice(0, 100), format: 'gnu' }),
+      ),
+    );
+    expect(result.ok && result.files.map((f) => f.path)).toEqual([long, `${long}.copy`]);
+  });
+});
+
+describe('archive inspector: links are compared case-insensitively', () => {
+  it.each([
+    [
+      'a link that climbs out through a differently-cased symlink',
+      [
+        { name: 'f', content: 'x' },
+        { name: 'dir', type: 'symlink', linkname: '.' },
+        { name: 'x', type: 'symlink', linkname: 'DIR/..' },
+      ],
+    ],
+    [
+      'a hard link through a differently-cased symlink',
+      [
+        { name: 'f', content: 'x' },
+        { name: 'up', type: 'symlink', linkname: '.' },
+        { name: 'h', type: 'link', linkname: 'UP/../etc/passwd' },
+      ],
+    ],
+    [
+      'a file written beneath a differently-cased symlink',
+      [
+        { name: 'Dir', type: 'symlink', linkname: '.' },
+        { name: 'dir/f', content: 'x' },
+      ],
+    ],
+    [
+      'two symlinks that are one on a case-insensitive file system (an extractor that keeps the first escapes)',
+      [
+        { name: 'sub/f', content: 'x' },
+        { name: 'D', type: 'symlink', linkname: '.' },
+        { name: 'd', type: 'symlink', linkname: 'sub' },
+        { name: 'x', type: 'symlink', linkname: 'd/..' },
+      ],
+    ],
+  ] as Array<[string, ArchiveEntry[]]>)('refuses %s', async (_label, entries) => {
+    expect((await rejectionOf(await archive(entries))).code).toBe('STORAGE_ARCHIVE_LINK_ESCAPE');
   });
 });

@@ -2,12 +2,21 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import { decodeMessage, encodeMessage, type storageV1 } from '@policyhub/contracts';
 import { type BusMessage, InProcessTransport, TOPICS } from '@policyhub/events';
 import { readServiceError } from '@policyhub/grpc-runtime';
 import { createLogger } from '@policyhub/telemetry';
-import { createTestDatabase, type TestDatabase, testSigningKeys, waitFor } from '@policyhub/testing';
+import {
+  createTestDatabase,
+  rawFile,
+  rawPax,
+  rawTar,
+  type TestDatabase,
+  testSigningKeys,
+  waitFor,
+} from '@policyhub/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_UPLOAD_LIMITS, startStorage } from '../src/index.js';
 import { hashUploadToken } from '../src/domain/upload-sessions.js';
@@ -199,6 +208,32 @@ describe('uploads', () => {
     expect((await remote(storage.upload(s.token, await policyArchive()))).code).toBe(
       'STORAGE_UPLOAD_ALREADY_USED',
     );
+  });
+
+  it.each([
+    [
+      'a pax global header that renames the next file',
+      () => gzipSync(rawTar(rawPax([['path', '../../x']], 'g'), rawFile('a.sentinel', 'x'))),
+      'STORAGE_ARCHIVE_GLOBAL_HEADER',
+    ],
+    [
+      'links that escape only on a case-insensitive file system',
+      () =>
+        tarGzOf([
+          { name: 'f', content: 'x' },
+          { name: 'dir', type: 'symlink', linkname: '.' },
+          { name: 'x', type: 'symlink', linkname: 'DIR/..' },
+        ]),
+      'STORAGE_ARCHIVE_LINK_ESCAPE',
+    ],
+  ] as const)('rejects %s and emits the failed outcome', async (_label, build, code) => {
+    const s = await newSession();
+    const result = await storage.upload(s.token, await build());
+    expect(result).toMatchObject({ ok: false, errorCode: code });
+    expect(completed).toEqual([
+      expect.objectContaining({ ok: false, errorCode: code, errorMessage: result.errorMessage, files: [] }),
+    ]);
+    expect(await service.store.stat(s.objectKey)).toBeUndefined();
   });
 
   it('stops reading at the size limit and answers while the sender is still sending', async () => {

@@ -16,7 +16,9 @@ export type ArchiveRejectionCode =
   | 'STORAGE_ARCHIVE_LINK_ESCAPE'
   | 'STORAGE_ARCHIVE_SPECIAL_FILE'
   | 'STORAGE_ARCHIVE_UNSUPPORTED_ENTRY'
-  | 'STORAGE_ARCHIVE_EMPTY';
+  | 'STORAGE_ARCHIVE_EMPTY'
+  | 'STORAGE_ARCHIVE_GLOBAL_HEADER'
+  | 'STORAGE_ARCHIVE_AMBIGUOUS_HEADER';
 
 export interface ArchiveRejection {
   code: ArchiveRejectionCode;

@@ -7,6 +7,12 @@ export interface EntryHeader {
   type?: string | null | undefined;
   size?: number | undefined;
   linkname?: string | null | undefined;
+  /** Names another extractor may give the entry (a ustar name beside a long name, …). */
+  alternateNames?: readonly string[] | undefined;
+  /** Link targets another extractor may use. */
+  alternateLinknames?: readonly string[] | undefined;
+  /** True when an extractor may place the entry at an alternate name (not only read it). */
+  hasPlacementAlternates?: boolean | undefined;
 }
 
 export type AdmittedEntry =
@@ -27,10 +33,12 @@ interface Link {
 
 /**
  * What an uploaded archive may contain. Each entry is checked as it streams past (entry count,
- * expanded size against decompression bombs, relative paths without `..`, no devices or FIFOs);
- * links are checked once the whole archive has been seen, because a later symbolic link can change
- * where an earlier one points: every link target is resolved through the archive's own symbolic
- * links and must never leave the archive root, and no entry may sit beneath a symbolic link.
+ * expanded size against decompression bombs, relative paths without `..` under every name an
+ * extractor may give it, no devices or FIFOs); links are checked once the whole archive has been
+ * seen, because a later symbolic link can change where an earlier one points: every link target is
+ * resolved through the archive's own symbolic links and must never leave the archive root, and no
+ * entry may sit beneath a symbolic link. Paths are compared case-insensitively (and after Unicode
+ * compatibility normalisation), as a case-insensitive file system would resolve them.
  * Nothing is stored before finish() has passed.
  */
 export class ArchiveRules {
@@ -52,7 +60,13 @@ export class ArchiveRules {
     }
     const path = normalisePath(header.name);
     if (typeof path !== 'string') return path;
-    if (path !== '') this.paths.push(path);
+    const placements = [path];
+    for (const alternate of header.alternateNames ?? []) {
+      const other = normalisePath(alternate);
+      if (typeof other !== 'string') return other;
+      if (header.hasPlacementAlternates && other !== path) placements.push(other);
+    }
+    for (const placed of placements) if (placed !== '') this.paths.push(placed);
 
     // tar-stream reports typeflags it does not know (sparse files, vendor extensions) as null.
     const type = header.type === undefined ? 'file' : (header.type ?? 'unknown');
@@ -84,7 +98,13 @@ export class ArchiveRules {
           );
         }
         if (isAbsolute(target)) return linkEscape(path, target);
-        this.links.push({ path, target, kind: type === 'symlink' ? 'symlink' : 'hardlink' });
+        for (const alternate of header.alternateLinknames ?? []) {
+          if (isAbsolute(alternate)) return linkEscape(path, alternate);
+        }
+        for (const placed of placements) {
+          if (placed === '') continue;
+          this.links.push({ path: placed, target, kind: type === 'symlink' ? 'symlink' : 'hardlink' });
+        }
         return { kind: 'link', path };
       }
       default:
@@ -106,12 +126,24 @@ export class ArchiveRules {
     if (this.files === 0) return rejection('STORAGE_ARCHIVE_EMPTY', 'the archive contains no files');
     if (this.links.length === 0) return undefined;
 
-    const symlinks = new Map(this.links.filter((l) => l.kind === 'symlink').map((l) => [l.path, l]));
+    const symlinks = new Map<string, Link>();
+    for (const link of this.links) {
+      if (link.kind !== 'symlink') continue;
+      const key = foldPath(link.path);
+      const same = symlinks.get(key);
+      if (same && same.target !== link.target) {
+        return rejection(
+          'STORAGE_ARCHIVE_LINK_ESCAPE',
+          `the archive has two symbolic links at the same place on a case-insensitive file system: ${quotePath(same.path)} -> ${quotePath(same.target)} and ${quotePath(link.path)} -> ${quotePath(link.target)}`,
+        );
+      }
+      symlinks.set(key, link);
+    }
     for (const path of this.paths) {
       const parts = path.split('/');
       for (let i = 1; i < parts.length; i++) {
         const above = parts.slice(0, i).join('/');
-        if (symlinks.has(above)) {
+        if (symlinks.has(foldPath(above))) {
           return rejection(
             'STORAGE_ARCHIVE_LINK_ESCAPE',
             `the archive places ${quotePath(path)} beneath the symbolic link ${quotePath(above)}`,
@@ -150,7 +182,7 @@ function resolveInside(
       continue;
     }
     stack.push(part);
-    const link = symlinks.get(stack.join('/'));
+    const link = symlinks.get(foldPath(stack.join('/')));
     if (link) {
       const resolved = resolveInside(parentOf(link.path), link.target, symlinks, hops + 1);
       if (!resolved) return undefined;
@@ -193,6 +225,13 @@ export function normalisePath(name: string): string | ArchiveRejection {
   }
   return segments.filter((s) => s !== '' && s !== '.').join('/');
 }
+
+/**
+ * The key under which a case-insensitive (and normalisation-insensitive) file system finds a path:
+ * two names with the same key are the same file there. Folding more than a real file system does
+ * only makes the link checks stricter.
+ */
+const foldPath = (path: string): string => path.normalize('NFKC').toUpperCase().toLowerCase();
 
 const linkEscape = (path: string, target: string) =>
   rejection(

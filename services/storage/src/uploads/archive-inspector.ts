@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import tar from 'tar-stream';
-import { type ArchiveRejection, rejection } from '../domain/archive-rejections.js';
+import { type ArchiveRejection, quotePath, rejection } from '../domain/archive-rejections.js';
 import { ArchiveRules } from '../domain/archive-rules.js';
 import { formatBytes, type UploadLimits } from '../domain/upload-limits.js';
+import { TarHeaderScanner } from './tar-header-scanner.js';
 
 export interface ManifestEntry {
   path: string;
@@ -33,6 +34,8 @@ export class ArchiveInspector {
   private readonly files: ManifestEntry[] = [];
   private readonly gunzip: Gunzip;
   private readonly extract: tar.Extract;
+  /** Reads the raw headers beside tar-stream: every name each extractor would use. */
+  private readonly scanner = new TarHeaderScanner();
   private failure: ArchiveRejection | undefined;
   /** Resolves when the tar stream has been read to its end, or at the first failure. */
   private readonly settled: Promise<void>;
@@ -111,6 +114,11 @@ export class ArchiveInspector {
         );
         return;
       }
+      const problem = this.scanner.write(data);
+      if (problem) {
+        this.fail(problem);
+        return;
+      }
       if (!this.extract.write(data)) {
         this.gunzip.pause();
         this.extract.once('drain', () => this.gunzip.resume());
@@ -135,7 +143,17 @@ export class ArchiveInspector {
         // A broken archive destroys the entry's stream too; the extractor reports that error.
         stream.on('error', () => {});
         if (this.failure) return;
-        const admitted = this.rules.admit(header);
+        const names = this.scanner.take();
+        if (!names || names.name !== header.name || names.linkname !== (header.linkname ?? '')) {
+          this.fail(
+            rejection(
+              'STORAGE_ARCHIVE_AMBIGUOUS_HEADER',
+              `the archive's headers can be read in more than one way (at ${quotePath(header.name)})`,
+            ),
+          );
+          return;
+        }
+        const admitted = this.rules.admit({ ...header, ...names, name: header.name });
         if ('code' in admitted) {
           this.fail(admitted);
           return;
