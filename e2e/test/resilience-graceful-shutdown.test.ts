@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from './support/api.js';
-import { policyArchive, putArchive, tarGzOf } from './support/archives.js';
+import { policyArchive, putArchive, sentinelHcl, tarGzOf } from './support/archives.js';
 import { createOrganization } from './support/fixtures.js';
 import {
   type MultiProcessSystem,
@@ -33,7 +33,10 @@ reportServiceOutputOnFailure(() => t);
 
 /** A valid archive large enough to arrive in several chunks (random bytes do not compress). */
 const largeArchive = () =>
-  tarGzOf([{ name: 'policies/big.sentinel', content: randomBytes(2 * 1024 * 1024) }]);
+  tarGzOf([
+    { name: 'sentinel.hcl', content: sentinelHcl('big') },
+    { name: 'policies/big.sentinel', content: randomBytes(2 * 1024 * 1024) },
+  ]);
 
 /** Resolves once storage has claimed the version's upload session: the PUT is being processed. */
 const uploadInProgress = (v: PendingVersion) =>

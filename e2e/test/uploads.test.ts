@@ -4,7 +4,14 @@ import { gzipSync } from 'node:zlib';
 import { rawFile, rawPax, rawTar, waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from './support/api.js';
-import { type ArchiveEntry, policyArchive, putArchive, tarGzOf, tarOf } from './support/archives.js';
+import {
+  type ArchiveEntry,
+  policyArchive,
+  putArchive,
+  sentinelHcl,
+  tarGzOf,
+  tarOf,
+} from './support/archives.js';
 import { createOrganization, createPolicySet } from './support/fixtures.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
@@ -235,7 +242,12 @@ describe('upload URLs', () => {
     const put = await waitFor(async () => {
       const res = await putArchive(
         v.upload,
-        gzipSync(await tarOf([{ name: 'main.sentinel', content: 'ok' }])),
+        gzipSync(
+          await tarOf([
+            { name: 'sentinel.hcl', content: sentinelHcl('main') },
+            { name: 'policies/main.sentinel', content: 'main = rule { true }\n' },
+          ]),
+        ),
       );
       return res.status === 409 ? undefined : res;
     });

@@ -15,7 +15,11 @@ async function writeArchive(path: string, bytes: number): Promise<void> {
   const pack = tar.pack();
   const out = pipeline(pack, createGzip({ level: 1 }), createWriteStream(path));
   const chunk = 1024 * 1024;
-  pack.entry({ name: 'sentinel.hcl' }, 'policy "forbid" { enforcement_level = "advisory" }\n');
+  pack.entry(
+    { name: 'sentinel.hcl' },
+    'policy "forbid" {\n  source = "./forbid.sentinel"\n  enforcement_level = "advisory"\n}\n',
+  );
+  pack.entry({ name: 'forbid.sentinel' }, 'main = rule { false }\n');
   for (let i = 0; i * chunk < bytes; i++) {
     await new Promise<void>((resolve, reject) =>
       pack.entry({ name: `data/blob-${i}.bin`, size: chunk }, randomBytes(chunk), (err) =>

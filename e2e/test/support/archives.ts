@@ -40,10 +40,18 @@ export async function tarOf(entries: ArchiveEntry[]): Promise<Buffer> {
 
 export const tarGzOf = async (entries: ArchiveEntry[]): Promise<Buffer> => gzipSync(await tarOf(entries));
 
+/** The `sentinel.hcl` of a kind_a set whose policies are `policies/<name>.sentinel`. */
+export const sentinelHcl = (...names: string[]) =>
+  names
+    .map(
+      (n) => `policy "${n}" {\n  source = "./policies/${n}.sentinel"\n  enforcement_level = "advisory"\n}\n`,
+    )
+    .join('\n');
+
 /** A small, valid kind_a policy set archive, as a client packs a policy directory. */
 export const policyArchive = (policy = 'main = rule { true }\n') =>
   tarGzOf([
-    { name: 'sentinel.hcl', content: 'policy "allow" {\n  enforcement_level = "advisory"\n}\n' },
+    { name: 'sentinel.hcl', content: sentinelHcl('allow') },
     { name: 'policies/', type: 'directory' },
     { name: 'policies/allow.sentinel', content: policy },
   ]);

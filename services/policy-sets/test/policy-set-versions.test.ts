@@ -126,9 +126,17 @@ describe('creating versions', () => {
     });
     expect(Date.parse(session.expiresAt) - Date.parse(v.createdAt)).toBe(3600_000);
     expect(session.token).toBe(v.uploadToken);
+    // A kind_a set's archive must be a Sentinel policy set (storage checks it at upload).
+    expect(session).toMatchObject({ layout: 'sentinel', layoutRoot: '' });
 
     const after = await sets.GetPolicySet({ id: set.id }, as);
     expect(after).toMatchObject({ versioned: true, newestVersionId: v.id, currentVersionId: '' });
+  });
+
+  it('asks storage for the OPA layout for a kind_b set', async () => {
+    const set = await newSet({ kind: 'kind_b' });
+    await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    expect(storage.state.sessions.at(-1)).toMatchObject({ layout: 'opa', layoutRoot: '' });
   });
 
   it('refuses sets with a VCS repository or individual policies, with the upstream message', async () => {

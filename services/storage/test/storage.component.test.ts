@@ -236,6 +236,40 @@ describe('uploads', () => {
     expect(await service.store.stat(s.objectKey)).toBeUndefined();
   });
 
+  it('checks the layout the session asks for: a README-only archive fails a Sentinel session', async () => {
+    const s = await newSession({ layout: 'sentinel' });
+    const result = await storage.upload(
+      s.token,
+      await tarGzOf([{ name: 'README.md', content: '# policies' }]),
+    );
+    expect(result).toMatchObject({
+      ok: false,
+      errorCode: 'STORAGE_ARCHIVE_CONFIG_MISSING',
+      errorMessage: 'the archive has no sentinel.hcl at its root',
+    });
+    expect(completed).toEqual([
+      expect.objectContaining({ ok: false, errorCode: 'STORAGE_ARCHIVE_CONFIG_MISSING' }),
+    ]);
+    expect(await service.store.stat(s.objectKey)).toBeUndefined();
+
+    const inRoot = await newSession({ layout: 'sentinel', layoutRoot: './governance/' });
+    const ok = await storage.upload(
+      inRoot.token,
+      await tarGzOf([
+        { name: 'governance/sentinel.hcl', content: 'policy "a" {\n  source = "./a.sentinel"\n}\n' },
+        { name: 'governance/a.sentinel', content: 'main = rule { true }\n' },
+      ]),
+    );
+    expect(ok).toMatchObject({ ok: true, errorCode: '' });
+  });
+
+  it('refuses sessions with an unknown layout or a root outside the archive', async () => {
+    expect((await remote(newSession({ layout: 'terraform' }))).code).toBe('STORAGE_INVALID_SESSION');
+    expect((await remote(newSession({ layout: 'sentinel', layoutRoot: '../up' }))).code).toBe(
+      'STORAGE_INVALID_SESSION',
+    );
+  });
+
   it('stops reading at the size limit and answers while the sender is still sending', async () => {
     const s = await newSession();
     const result = await storage.upload(

@@ -1,5 +1,6 @@
 import type { Queryable } from '@policyhub/db';
 import type { Settlement, VersionStatus } from '../domain/versions.js';
+import type { Kind } from '../domain/vocabulary.js';
 
 export interface VersionRow {
   id: string;
@@ -23,6 +24,8 @@ export interface VersionRow {
 export interface SetForVersions {
   id: string;
   organization: string;
+  kind: Kind;
+  policies_path: string | null;
   has_vcs_repo: boolean;
   has_policies: boolean;
 }
@@ -36,7 +39,7 @@ export class VersionRepository {
   /** The set's facts; `forUpdate` locks its row so they cannot change until the transaction ends. */
   async getSet(id: string, options: { forUpdate?: boolean } = {}): Promise<SetForVersions | undefined> {
     const { rows } = await this.db.query<SetForVersions>(
-      `SELECT ps.id, ps.organization, ps.vcs_repo IS NOT NULL AS has_vcs_repo,
+      `SELECT ps.id, ps.organization, ps.kind, ps.policies_path, ps.vcs_repo IS NOT NULL AS has_vcs_repo,
               EXISTS (SELECT 1 FROM policy_set_policies p WHERE p.policy_set_id = ps.id) AS has_policies
          FROM policy_sets ps WHERE ps.id = $1 ${options.forUpdate ? 'FOR UPDATE OF ps' : ''}`,
       [id],

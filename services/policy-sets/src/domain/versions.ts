@@ -1,3 +1,5 @@
+import type { Kind } from './vocabulary.js';
+
 /**
  * Policy set versions (DESIGN §7): rules of creation, the upload window, and how an upload's
  * outcome moves a version out of `pending`. Plain TypeScript; the repository and RPC layers
@@ -30,6 +32,16 @@ export const canTakeUploadedVersions = (set: VersionedSetFacts): boolean =>
   !set.hasVcsRepo && !set.hasPolicies;
 
 export const uploadExpiry = (createdAt: Date): Date => new Date(createdAt.getTime() + UPLOAD_WINDOW_MS);
+
+/**
+ * The archive layout storage must check for a version of a set of this kind: a Sentinel set
+ * (`kind_a`) needs `sentinel.hcl`, an OPA set (`kind_b`) `policies.hcl`, in the set's policies
+ * path when it has one. A version whose archive does not conform ends `errored`.
+ */
+export const archiveLayoutFor = (set: { kind: Kind; policiesPath: string | null }) => ({
+  layout: set.kind === 'kind_b' ? 'opa' : 'sentinel',
+  layoutRoot: set.policiesPath ?? '',
+});
 
 export interface VersionState {
   status: VersionStatus;

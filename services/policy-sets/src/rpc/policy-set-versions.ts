@@ -10,6 +10,7 @@ import { canManagePolicies } from '../domain/access.js';
 import { checkFreeTierApiVersions } from '../domain/free-tier.js';
 import {
   API_VERSION_SOURCE,
+  archiveLayoutFor,
   canTakeUploadedVersions,
   isUploadUsable,
   statusTimestamps,
@@ -92,6 +93,7 @@ export function policySetVersionHandlers({
           ownerId: id,
           ownerParentId: set.id,
           expiresAt: uploadExpiry(createdAt).toISOString(),
+          ...archiveLayoutFor({ kind: set.kind, policiesPath: set.policies_path }),
         })
         .catch(storageError);
 

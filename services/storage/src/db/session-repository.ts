@@ -1,4 +1,5 @@
 import type { Queryable } from '@policyhub/db';
+import type { ArchiveLayout } from '../domain/archive-layouts.js';
 import type { UploadSession } from '../domain/upload-sessions.js';
 
 interface SessionRow {
@@ -8,6 +9,8 @@ interface SessionRow {
   owner_id: string;
   owner_parent_id: string;
   object_key: string;
+  layout: ArchiveLayout;
+  layout_root: string;
   expires_at: string;
   used_at: string | null;
   claimed_until: string | null;
@@ -20,21 +23,24 @@ const toSession = (r: SessionRow): UploadSession => ({
   ownerId: r.owner_id,
   ownerParentId: r.owner_parent_id,
   objectKey: r.object_key,
+  layout: r.layout,
+  layoutRoot: r.layout_root,
   expiresAt: r.expires_at,
   usedAt: r.used_at,
   claimedUntil: r.claimed_until,
 });
 
 const COLUMNS =
-  'id, organization, owner_kind, owner_id, owner_parent_id, object_key, expires_at, used_at, claimed_until';
+  'id, organization, owner_kind, owner_id, owner_parent_id, object_key, layout, layout_root, expires_at, used_at, claimed_until';
 
 export class SessionRepository {
   constructor(private readonly db: Queryable) {}
 
   async insert(s: Omit<UploadSession, 'usedAt' | 'claimedUntil'> & { tokenSha256: string }): Promise<void> {
     await this.db.query(
-      `INSERT INTO upload_sessions (id, token_sha256, organization, owner_kind, owner_id, owner_parent_id, object_key, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      `INSERT INTO upload_sessions (id, token_sha256, organization, owner_kind, owner_id, owner_parent_id, object_key,
+                                    layout, layout_root, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
         s.id,
         s.tokenSha256,
@@ -43,6 +49,8 @@ export class SessionRepository {
         s.ownerId,
         s.ownerParentId,
         s.objectKey,
+        s.layout,
+        s.layoutRoot,
         s.expiresAt,
       ],
     );

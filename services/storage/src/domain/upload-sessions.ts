@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError, conflict, notFound } from '@policyhub/errors';
+import type { ArchiveLayout } from './archive-layouts.js';
 
 /** An upload session as storage keeps it: the token itself is never stored, only its hash. */
 export interface UploadSession {
@@ -9,6 +10,9 @@ export interface UploadSession {
   ownerId: string;
   ownerParentId: string;
   objectKey: string;
+  /** The layout the archive must have, in `layoutRoot` (see archive-layouts.ts). */
+  layout: ArchiveLayout;
+  layoutRoot: string;
   expiresAt: string;
   usedAt: string | null;
   /** An upload in progress holds the session until it finishes or this time passes. */

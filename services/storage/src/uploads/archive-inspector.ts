@@ -2,8 +2,16 @@ import { createHash } from 'node:crypto';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import tar from 'tar-stream';
 import { type ArchiveRejection, quotePath, rejection } from '../domain/archive-rejections.js';
+import {
+  type ArchiveLayout,
+  checkLayout,
+  configPaths,
+  MAX_CONFIG_BYTES,
+  type ParseHcl,
+} from '../domain/archive-layouts.js';
 import { ArchiveRules } from '../domain/archive-rules.js';
 import { formatBytes, type UploadLimits } from '../domain/upload-limits.js';
+import { parseHcl as defaultParseHcl } from './parse-hcl.js';
 import { TarHeaderScanner } from './tar-header-scanner.js';
 
 export interface ManifestEntry {
@@ -17,6 +25,14 @@ export type Inspection =
   | { ok: false; sizeBytes: number; rejection: ArchiveRejection };
 
 const GZIP_MAGIC = [0x1f, 0x8b];
+
+/** The layout the archive must have (none by default), and the parser for its configuration. */
+export interface LayoutRequirement {
+  layout: ArchiveLayout;
+  /** Normalised archive path of the directory holding the layout ('' = the root). */
+  root: string;
+  parseHcl?: ParseHcl;
+}
 
 /**
  * Validates a .tar.gz while its bytes stream in, without buffering it: counts the compressed
@@ -36,13 +52,22 @@ export class ArchiveInspector {
   private readonly extract: tar.Extract;
   /** Reads the raw headers beside tar-stream: every name each extractor would use. */
   private readonly scanner = new TarHeaderScanner();
+  /** Regular files and links, for the layout's source checks. */
+  private readonly entryPaths = new Set<string>();
+  /** The layout's configuration files, captured while they stream past. */
+  private readonly configs = new Map<string, string>();
+  private readonly configPaths: ReadonlySet<string>;
   private failure: ArchiveRejection | undefined;
   /** Resolves when the tar stream has been read to its end, or at the first failure. */
   private readonly settled: Promise<void>;
   private settle!: () => void;
 
-  constructor(private readonly limits: Pick<UploadLimits, 'maxBytes' | 'maxEntries' | 'maxExpandedBytes'>) {
+  constructor(
+    private readonly limits: Pick<UploadLimits, 'maxBytes' | 'maxEntries' | 'maxExpandedBytes'>,
+    private readonly layout: LayoutRequirement = { layout: '', root: '' },
+  ) {
     this.rules = new ArchiveRules(limits);
+    this.configPaths = new Set(configPaths(layout.layout, layout.root));
     this.settled = new Promise((resolve) => {
       this.settle = resolve;
     });
@@ -84,7 +109,13 @@ export class ArchiveInspector {
       else this.gunzip.end();
     }
     await this.settled;
-    const verdict = this.failure ?? this.rules.finish();
+    const verdict =
+      this.failure ??
+      this.rules.finish() ??
+      (await checkLayout(
+        { ...this.layout, configs: this.configs, entries: this.entryPaths },
+        this.layout.parseHcl ?? defaultParseHcl,
+      ));
     if (verdict) {
       this.failure ??= verdict;
       return { ok: false, sizeBytes: this.sizeBytes, rejection: verdict };
@@ -158,14 +189,22 @@ export class ArchiveInspector {
           this.fail(admitted);
           return;
         }
+        if (admitted.kind !== 'directory') this.entryPaths.add(admitted.path);
         if (admitted.kind !== 'file') {
           stream.on('end', () => next());
           stream.resume();
           return;
         }
         const fileHash = createHash('sha256');
-        stream.on('data', (d: Buffer) => fileHash.update(d));
+        const config = this.configPaths.has(admitted.path)
+          ? this.captureConfig(admitted.path, admitted.size)
+          : undefined;
+        stream.on('data', (d: Buffer) => {
+          fileHash.update(d);
+          config?.push(d);
+        });
         stream.on('end', () => {
+          if (config) this.configs.set(admitted.path, Buffer.concat(config).toString('utf8'));
           this.files.push({ path: admitted.path, sizeBytes: admitted.size, sha256: fileHash.digest('hex') });
           next();
         });
@@ -177,6 +216,15 @@ export class ArchiveInspector {
         rejection('STORAGE_ARCHIVE_CORRUPT_TAR', `the tar archive is corrupt or truncated (${err.message})`),
       );
     });
+  }
+
+  /** Collects a layout configuration file's bytes; a file too large to be one fails the archive. */
+  private captureConfig(path: string, size: number): Buffer[] | undefined {
+    if (size <= MAX_CONFIG_BYTES) return [];
+    this.fail(
+      rejection('STORAGE_ARCHIVE_CONFIG_INVALID', `${path} is larger than ${formatBytes(MAX_CONFIG_BYTES)}`),
+    );
+    return undefined;
   }
 
   /** Checks the first two bytes for the gzip signature; false (and a rejection) when absent. */

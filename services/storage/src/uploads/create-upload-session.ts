@@ -1,6 +1,8 @@
 import type { Db } from '@policyhub/db';
 import { invalidAttribute, newId } from '@policyhub/errors';
 import { SessionRepository } from '../db/session-repository.js';
+import { isArchiveLayout } from '../domain/archive-layouts.js';
+import { normalisePath } from '../domain/archive-rules.js';
 import { uploadObjectKey } from '../domain/object-keys.js';
 import { hashUploadToken, newUploadToken } from '../domain/upload-sessions.js';
 
@@ -11,6 +13,10 @@ export interface UploadSessionRequest {
   ownerParentId: string;
   /** RFC 3339; uploads are refused from then on. */
   expiresAt: string;
+  /** '' (any archive), 'sentinel' or 'opa'. */
+  layout?: string | undefined;
+  /** The directory inside the archive that holds the layout; '' = the root. */
+  layoutRoot?: string | undefined;
 }
 
 /** Opens a single-use upload session; the token is returned once and only its hash is kept. */
@@ -33,6 +39,18 @@ export async function createUploadSession(db: Db, req: UploadSessionRequest) {
       'owner_parent_id must be an identifier',
     );
   }
+  const layout = req.layout ?? '';
+  if (!isArchiveLayout(layout)) {
+    throw invalidAttribute('STORAGE_INVALID_SESSION', '/layout', 'layout must be "", "sentinel" or "opa"');
+  }
+  const layoutRoot = normalisePath(req.layoutRoot ?? '');
+  if (typeof layoutRoot !== 'string') {
+    throw invalidAttribute(
+      'STORAGE_INVALID_SESSION',
+      '/layout_root',
+      'layout_root must be a relative path inside the archive',
+    );
+  }
   const objectKey = uploadObjectKey(req.organization, req.ownerKind, req.ownerId, req.ownerParentId);
   const token = newUploadToken();
   const expiresAt = new Date(expires).toISOString();
@@ -44,6 +62,8 @@ export async function createUploadSession(db: Db, req: UploadSessionRequest) {
     ownerId: req.ownerId,
     ownerParentId: req.ownerParentId,
     objectKey,
+    layout,
+    layoutRoot,
     expiresAt,
   });
   return { token, expiresAt, objectKey };

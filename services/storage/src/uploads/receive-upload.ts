@@ -61,7 +61,7 @@ export async function receiveUpload(
   const attempt = session.attemptId;
   const sessions = new SessionRepository(deps.db);
   const staging = await StagingFile.create(deps.stagingDir);
-  const inspector = new ArchiveInspector(deps.limits);
+  const inspector = new ArchiveInspector(deps.limits, { layout: session.layout, root: session.layoutRoot });
   let stored = false;
   try {
     for await (const chunk of withDeadline(body, deps.limits.uploadTimeoutMs)) {

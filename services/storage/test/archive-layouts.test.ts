@@ -1,0 +1,288 @@
+import { describe, expect, it } from 'vitest';
+import { type ArchiveLayout, checkLayout } from '../src/domain/archive-layouts.js';
+import { DEFAULT_UPLOAD_LIMITS } from '../src/domain/upload-limits.js';
+import { ArchiveInspector } from '../src/uploads/archive-inspector.js';
+import { parseHcl } from '../src/uploads/parse-hcl.js';
+import { type ArchiveEntry, tarGzOf } from './support/archives.js';
+
+/** Checks the files of an archive (path → content) against a layout, with the real HCL parser. */
+async function check(layout: ArchiveLayout, files: Record<string, string>, root = '') {
+  const entries = new Set(Object.keys(files));
+  const configs = new Map(Object.entries(files));
+  return checkLayout({ layout, root, configs, entries }, parseHcl);
+}
+
+const SENTINEL_SET = {
+  'sentinel.hcl': `
+module "tfplan-functions" {
+  source = "./modules/tfplan-functions.sentinel"
+}
+
+import "module" "aws" {
+  source = "modules/aws.sentinel"
+}
+
+import "static" "allowed" {
+  source = "./data/allowed.json"
+  format = "json"
+}
+
+param "max_instances" {
+  value = 3
+}
+
+policy "restrict-instance-type" {
+  source            = "./policies/restrict-instance-type.sentinel"
+  enforcement_level = "soft-mandatory"
+  params = {
+    allowed = ["t3.micro"]
+  }
+}
+
+policy "require-tags" {
+  source = "./policies/require-tags.sentinel"
+}
+`,
+  'modules/tfplan-functions.sentinel': 'f = func() { return true }\n',
+  'modules/aws.sentinel': 'g = 1\n',
+  'data/allowed.json': '{}',
+  'policies/restrict-instance-type.sentinel': 'main = rule { true }\n',
+  'policies/require-tags.sentinel': 'main = rule { true }\n',
+};
+
+describe('sentinel layout', () => {
+  it('accepts a set with policies, modules, imports and params whose sources are all present', async () => {
+    expect(await check('sentinel', SENTINEL_SET)).toBeUndefined();
+  });
+
+  it('looks for sentinel.hcl in the root it is given and resolves sources from there', async () => {
+    const nested = Object.fromEntries(Object.entries(SENTINEL_SET).map(([p, c]) => [`governance/${p}`, c]));
+    expect(await check('sentinel', { ...nested, 'README.md': '# hi' }, 'governance')).toBeUndefined();
+    expect(await check('sentinel', SENTINEL_SET, 'governance')).toEqual({
+      code: 'STORAGE_ARCHIVE_CONFIG_MISSING',
+      message: 'the archive has no sentinel.hcl in "governance"',
+    });
+  });
+
+  it('names a policy whose source is not in the archive', async () => {
+    const { 'policies/require-tags.sentinel': _gone, ...rest } = SENTINEL_SET;
+    expect(await check('sentinel', rest)).toEqual({
+      code: 'STORAGE_ARCHIVE_SOURCE_MISSING',
+      message:
+        'sentinel.hcl: policy "require-tags" source "./policies/require-tags.sentinel" is not in the archive',
+    });
+  });
+
+  it('names a module whose source is missing, and a source outside the root', async () => {
+    const { 'modules/aws.sentinel': _gone, ...rest } = SENTINEL_SET;
+    expect((await check('sentinel', rest))?.message).toBe(
+      'sentinel.hcl: import "module" "aws" source "modules/aws.sentinel" is not in the archive',
+    );
+    const outside = await check(
+      'sentinel',
+      {
+        'p/sentinel.hcl': 'policy "a" {\n  source = "../a.sentinel"\n}\n',
+        'a.sentinel': 'main = true',
+      },
+      'p',
+    );
+    expect(outside).toEqual({
+      code: 'STORAGE_ARCHIVE_SOURCE_MISSING',
+      message: 'p/sentinel.hcl: policy "a" source "../a.sentinel" is outside "p"',
+    });
+  });
+
+  it('refuses HCL that does not parse, with the parser diagnostic', async () => {
+    const result = await check('sentinel', { 'sentinel.hcl': 'policy "a" {\n  source = \n}\n' });
+    expect(result?.code).toBe('STORAGE_ARCHIVE_CONFIG_INVALID');
+    expect(result?.message).toMatch(/^sentinel\.hcl cannot be parsed: sentinel\.hcl:2,/);
+  });
+
+  it('refuses an archive that holds only a README.md', async () => {
+    expect(await check('sentinel', { 'README.md': '# policies' })).toEqual({
+      code: 'STORAGE_ARCHIVE_CONFIG_MISSING',
+      message: 'the archive has no sentinel.hcl at its root',
+    });
+  });
+
+  it('refuses remote sources, which cannot be fetched here', async () => {
+    for (const source of [
+      'https://raw.githubusercontent.com/acme/p/main/a.sentinel',
+      'git::https://example.com/p.git//a.sentinel',
+    ]) {
+      const result = await check('sentinel', {
+        'sentinel.hcl': `module "m" {\n  source = "${source}"\n}\npolicy "a" {\n  source = "./a.sentinel"\n}\n`,
+        'a.sentinel': 'main = true',
+      });
+      expect(result).toEqual({
+        code: 'STORAGE_ARCHIVE_CONFIG_INVALID',
+        message: `sentinel.hcl: module "m" source "${source}" is remote; remote sources cannot be fetched, put the file in the archive`,
+      });
+    }
+  });
+
+  it.each([
+    ['no policy at all', 'module "m" {\n  source = "./a.sentinel"\n}\n', 'sentinel.hcl: declares no policy'],
+    [
+      'a policy without source',
+      'policy "a" {\n  enforcement_level = "advisory"\n}\n',
+      'sentinel.hcl: policy "a" has no source',
+    ],
+    [
+      'an unknown enforcement level',
+      'policy "a" {\n  source = "./a.sentinel"\n  enforcement_level = "mandatory"\n}\n',
+      'sentinel.hcl: policy "a" has enforcement_level "mandatory"; use "advisory", "soft-mandatory", "hard-mandatory"',
+    ],
+    [
+      'an unknown block',
+      'policy "a" {\n  source = "./a.sentinel"\n}\nrule "x" {}\n',
+      'sentinel.hcl: unknown block or attribute "rule"',
+    ],
+    [
+      'a policy without a name',
+      'policy {\n  source = "./a.sentinel"\n}\n',
+      'sentinel.hcl: policy blocks need a name (policy "name" { … })',
+    ],
+    [
+      'a policy declared twice',
+      'policy "a" {\n  source = "./a.sentinel"\n}\npolicy "a" {\n  source = "./a.sentinel"\n}\n',
+      'sentinel.hcl: policy "a" is declared more than once',
+    ],
+    [
+      'a computed source',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: an HCL interpolation, not a JS one
+      'policy "a" {\n  source = "./${var.x}.sentinel"\n}\n',
+      'sentinel.hcl: policy "a" source must be a literal string',
+    ],
+    [
+      'an absolute source',
+      'policy "a" {\n  source = "/etc/passwd"\n}\n',
+      'sentinel.hcl: policy "a" source "/etc/passwd" must be a path relative to sentinel.hcl',
+    ],
+    [
+      'policy names that are Object.prototype keys, missing',
+      'policy "__proto__" {\n  source = "./p.sentinel"\n}\n',
+      'sentinel.hcl: policy "__proto__" source "./p.sentinel" is not in the archive',
+    ],
+  ])('refuses %s', async (_label, hcl, message) => {
+    expect((await check('sentinel', { 'sentinel.hcl': hcl, 'a.sentinel': 'main = true' }))?.message).toBe(
+      message,
+    );
+  });
+});
+
+describe('opa layout', () => {
+  const POLICIES_HCL = `
+policy "public_ingress" {
+  query             = "data.terraform.policies.public_ingress.deny"
+  enforcement_level = "mandatory"
+  description       = "No security group open to the world"
+}
+
+policy "friday_deploys" {
+  query = "data.terraform.policies.friday_deploys.deny"
+}
+`;
+
+  it('accepts policies.hcl with queries, and policies.json in the JSON syntax of HCL', async () => {
+    expect(
+      await check('opa', { 'policies.hcl': POLICIES_HCL, 'policies/ingress.rego': 'package x' }),
+    ).toBeUndefined();
+    const json = JSON.stringify({
+      policy: { deny_all: { query: 'data.terraform.policies.deny_all.deny', enforcement_level: 'advisory' } },
+    });
+    expect(await check('opa', { 'policies.json': json, 'deny.rego': 'package x' })).toBeUndefined();
+  });
+
+  it.each([
+    [
+      { 'README.md': '#' },
+      'STORAGE_ARCHIVE_CONFIG_MISSING',
+      'the archive has no policies.hcl or policies.json at its root',
+    ],
+    [{ 'policies.hcl': POLICIES_HCL }, 'STORAGE_ARCHIVE_SOURCE_MISSING', 'the archive has no .rego files'],
+    [
+      { 'policies.hcl': 'policy "a" {\n  enforcement_level = "mandatory"\n}\n', 'a.rego': '' },
+      'STORAGE_ARCHIVE_CONFIG_INVALID',
+      'policies.hcl: policy "a" has no query',
+    ],
+    [
+      {
+        'policies.hcl': 'policy "a" {\n  query = "data.a.deny"\n  enforcement_level = "soft-mandatory"\n}\n',
+        'a.rego': '',
+      },
+      'STORAGE_ARCHIVE_CONFIG_INVALID',
+      'policies.hcl: policy "a" has enforcement_level "soft-mandatory"; use "advisory", "mandatory"',
+    ],
+    [
+      { 'policies.hcl': 'policy "a" {\n  query = "input.x"\n}\n', 'a.rego': '' },
+      'STORAGE_ARCHIVE_CONFIG_INVALID',
+      'policies.hcl: policy "a" query must be a literal string that starts with "data." (for example "data.terraform.policies.a.deny")',
+    ],
+    [
+      { 'policies.hcl': 'policy "a" {\n  query = "data.a.deny"\n}\nsentinel {}\n', 'a.rego': '' },
+      'STORAGE_ARCHIVE_CONFIG_INVALID',
+      'policies.hcl: unknown block or attribute "sentinel"',
+    ],
+    [
+      { 'policies.json': '{"policy": ', 'a.rego': '' },
+      'STORAGE_ARCHIVE_CONFIG_INVALID',
+      expect.stringMatching(/^policies\.json cannot be parsed: /),
+    ],
+  ])('refuses %j', async (files, code, message) => {
+    expect(await check('opa', files)).toEqual({ code, message });
+  });
+
+  it('looks for the .rego files inside the root', async () => {
+    const files = { 'opa/policies.hcl': POLICIES_HCL, 'elsewhere/a.rego': 'package x' };
+    expect((await check('opa', files, 'opa'))?.message).toBe('the archive has no .rego files in "opa"');
+  });
+});
+
+describe('the inspector applies the layout to the archive it streams', () => {
+  const inspect = async (entries: ArchiveEntry[], layout: ArchiveLayout, root = '') => {
+    const inspector = new ArchiveInspector(DEFAULT_UPLOAD_LIMITS, { layout, root });
+    await inspector.write(await tarGzOf(entries));
+    return inspector.finish();
+  };
+
+  it('accepts a conforming archive and refuses one whose policy source is missing', async () => {
+    const hcl = 'policy "a" {\n  source = "./a.sentinel"\n}\n';
+    const good = await inspect(
+      [
+        { name: './sentinel.hcl', content: hcl },
+        { name: './a.sentinel', content: 'main = true' },
+      ],
+      'sentinel',
+    );
+    expect(good.ok).toBe(true);
+    const bad = await inspect([{ name: 'sentinel.hcl', content: hcl }], 'sentinel');
+    expect(!bad.ok && bad.rejection.message).toBe(
+      'sentinel.hcl: policy "a" source "./a.sentinel" is not in the archive',
+    );
+  });
+
+  it('counts a link inside the archive as a source, and requires nothing without a layout', async () => {
+    const linked = await inspect(
+      [
+        { name: 'sentinel.hcl', content: 'policy "a" {\n  source = "./a.sentinel"\n}\n' },
+        { name: 'shared/a.sentinel', content: 'main = true' },
+        { name: 'a.sentinel', type: 'symlink', linkname: 'shared/a.sentinel' },
+      ],
+      'sentinel',
+    );
+    expect(linked.ok).toBe(true);
+    expect((await inspect([{ name: 'README.md', content: '#' }], '')).ok).toBe(true);
+  });
+
+  it('refuses a configuration file too large to be one before parsing it', async () => {
+    const result = await inspect(
+      [{ name: 'sentinel.hcl', content: `# ${'x'.repeat(70 * 1024)}\n` }],
+      'sentinel',
+    );
+    expect(!result.ok && result.rejection).toEqual({
+      code: 'STORAGE_ARCHIVE_CONFIG_INVALID',
+      message: 'sentinel.hcl is larger than 64 KiB',
+    });
+  });
+});
