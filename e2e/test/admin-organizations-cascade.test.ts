@@ -12,6 +12,7 @@ import {
   createWorkspace,
 } from './support/fixtures.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
+import { sentinelHcl } from './support/archives.js';
 
 /** A gzipped tar archive holding the given files. */
 async function tarball(files: Record<string, string>): Promise<Uint8Array> {
@@ -28,7 +29,10 @@ async function uploadVersion(api: ApiClient, policySetId: string) {
   const created = await api.post(`/policy-sets/${policySetId}/versions`);
   expect(created.status, created.text).toBe(201);
   const upload = created.body.data.links.upload as string;
-  const archive = await tarball({ 'main.policy': 'main = rule { true }\n' });
+  const archive = await tarball({
+    'sentinel.hcl': sentinelHcl('main'),
+    'policies/main.sentinel': 'main = rule { true }\n',
+  });
   const put = await fetch(upload, {
     method: 'PUT',
     headers: { 'content-type': 'application/octet-stream' },

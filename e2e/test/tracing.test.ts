@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The tracing entry point by path: the workspace alias maps only the package root.
 import { startTracing, type Tracing } from '../../packages/telemetry/src/tracing.js';
 import type { TestSystem } from './support/system.js';
+import { sentinelHcl } from './support/archives.js';
 
 /**
  * Every service runs in this process (embedded mode) with tracing exported to memory, once with
@@ -107,7 +108,10 @@ async function expectUploadTraced(t: TestSystem): Promise<{ spans: ReadableSpan[
 
   const put = await fetch(uploadUrl, {
     method: 'PUT',
-    body: await tarball({ 'main.policy': 'main = rule { true }\n' }),
+    body: await tarball({
+      'sentinel.hcl': sentinelHcl('main'),
+      'policies/main.sentinel': 'main = rule { true }\n',
+    }),
   });
   expect(put.status).toBe(200);
   await waitFor(
