@@ -29,10 +29,10 @@ export function registerRuns(server: grpc.Server, deps: ServiceDeps, ctx: Workfl
   );
   server.addService(
     v1.RunExecutor.service,
-    implement(executorHandlers(new ExecutorWorkflows(ctx)), executorOpts),
+    implement(executorHandlers(new ExecutorWorkflows(ctx), opts), executorOpts),
   );
   server.addService(
     v1.PolicyEvaluator.service,
-    implement(evaluatorHandlers(new EvaluatorWorkflows(ctx)), evaluatorOpts),
+    implement(evaluatorHandlers(new EvaluatorWorkflows(ctx), opts), evaluatorOpts),
   );
 }

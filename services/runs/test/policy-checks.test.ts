@@ -83,7 +83,33 @@ describe('runs service: policy checks and the evaluator protocol', () => {
         policies: [{ id: 'pol-no-s3', name: 'no-s3', enforcementLevel: 'hard-mandatory', code: '# no-s3' }],
       }),
     ]);
-    expect(JSON.parse(Buffer.from(input.planJson).toString()).resource_changes[0].type).toBe('aws_s3_bucket');
+    // The plan comes by reference; its bytes stream through ReadPolicyCheckObject for the lease holder.
+    expect(input.plan).toMatchObject({ key: `acme/runs/${runId}/plan.json` });
+    const chunks: Buffer[] = [];
+    const read = h.evaluator.raw.ReadPolicyCheckObject({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+      key: input.plan!.key,
+    });
+    for await (const chunk of read as AsyncIterable<{ data: Buffer }>) chunks.push(chunk.data);
+    const bytes = Buffer.concat(chunks);
+    expect(bytes.length).toBe(Number(input.plan!.sizeBytes));
+    expect(JSON.parse(bytes.toString()).resource_changes[0].type).toBe('aws_s3_bucket');
+    const other = h.evaluator.raw.ReadPolicyCheckObject({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+      key: 'acme/policy-sets/polset-x/versions/other.tar.gz',
+    });
+    const refused = await (async () => {
+      try {
+        for await (const _ of other as AsyncIterable<unknown>) {
+        }
+        return undefined;
+      } catch (err) {
+        return readServiceError(err);
+      }
+    })();
+    expect(refused).toMatchObject({ status: grpc.status.NOT_FOUND, code: 'RUNS_OBJECT_NOT_FOUND' });
     const wrong = await rejection(
       h.evaluator.GetPolicyCheckInput({ policyCheckId: checkId, leaseToken: 'nope' }),
     );
@@ -207,35 +233,53 @@ describe('runs service: policy checks and the evaluator protocol', () => {
     expect(reader.canOverride).toBe(false);
   });
 
-  it('rejects outcomes that do not match the check, leaving it queued', async () => {
-    const { checkId, setId } = await checkedRun([
-      ['a', 'hard-mandatory'],
-      ['b', 'advisory'],
-    ]);
+  it('errors the check when outcomes miss, invent or repeat a policy, naming them', async () => {
+    const cases = [
+      {
+        outcomes: ['a'],
+        problem: (set: string) => `no outcome for set-${set}/b`,
+      },
+      {
+        outcomes: ['a', 'b', 'c'],
+        problem: (set: string) => `outcome for policies that are not part of the check: set-${set}/c`,
+      },
+      {
+        outcomes: ['a', 'b', 'b'],
+        problem: (set: string) => `more than one outcome for set-${set}/b`,
+      },
+    ];
+    for (const { outcomes, problem } of cases) {
+      const { runId, checkId, setId } = await checkedRun([
+        ['a', 'hard-mandatory'],
+        ['b', 'advisory'],
+      ]);
+      const lease = await claim(checkId);
+      const done = await h.evaluator.CompletePolicyCheck({
+        policyCheckId: checkId,
+        leaseToken: lease.leaseToken,
+        outcomes: outcomes.map((policyName) => ({ policySetId: setId, policyName, passed: true })),
+        report: '0 policies evaluated.',
+      });
+      expect(done.status).toBe('errored');
+      expect(done.errorMessage).toContain(problem(setId));
+      const { policyCheck } = await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'));
+      expect(policyCheck).toMatchObject({ status: 'errored', result: null });
+      const output = (await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'))).output;
+      expect(output).toContain(`- ${problem(setId)}`);
+      expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('errored');
+    }
+  });
+
+  it('a check whose sets hold no policy never passes', async () => {
+    const { checkId } = await checkedRun([]);
     const lease = await claim(checkId);
-    const ref = { policyCheckId: checkId, leaseToken: lease.leaseToken };
-    const missing = await rejection(
-      h.evaluator.CompletePolicyCheck({
-        ...ref,
-        outcomes: [{ policySetId: setId, policyName: 'a', passed: true }],
-      }),
-    );
-    expect(missing).toMatchObject({ status: grpc.status.INVALID_ARGUMENT, code: 'RUNS_INVALID_OUTCOMES' });
-    expect(missing.items.map((i) => i.detail)).toEqual([`no outcome for policy ${setId}/b`]);
-    const unknown = await rejection(
-      h.evaluator.CompletePolicyCheck({
-        ...ref,
-        outcomes: [
-          { policySetId: setId, policyName: 'a', passed: true },
-          { policySetId: setId, policyName: 'b', passed: true },
-          { policySetId: setId, policyName: 'c', passed: true },
-        ],
-      }),
-    );
-    expect(unknown.items.map((i) => i.detail)).toEqual([`policy ${setId}/c is not part of the check`]);
-    expect((await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'))).policyCheck!.status).toBe(
-      'queued',
-    );
+    const done = await h.evaluator.CompletePolicyCheck({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+      outcomes: [],
+    });
+    expect(done.status).toBe('errored');
+    expect(done.errorMessage).toMatch(/hold no policy to evaluate/);
   });
 
   it('an evaluator error → check errored with its report, run errored', async () => {

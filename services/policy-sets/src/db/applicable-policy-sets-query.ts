@@ -9,6 +9,7 @@ export interface ApplicableSetRow {
   agent_enabled: boolean;
   current_version_id: string | null;
   current_version_object_key: string | null;
+  policies_path: string | null;
 }
 
 export interface ApplicablePolicyRow {
@@ -37,7 +38,7 @@ export async function findApplicablePolicySets(
 ): Promise<{ sets: ApplicableSetRow[]; policies: ApplicablePolicyRow[] }> {
   const { rows: sets } = await db.query<ApplicableSetRow>(
     `SELECT ps.id, ps.name, ps.kind, ps.overridable, ps.agent_enabled, ps.current_version_id,
-            v.object_key AS current_version_object_key
+            v.object_key AS current_version_object_key, ps.policies_path
        FROM policy_sets ps
        LEFT JOIN policy_set_versions v ON v.id = ps.current_version_id
       WHERE ps.organization = $1

@@ -40,6 +40,7 @@ export function applicablePolicySetHandlers({
           policies: bySet.get(s.id) ?? [],
           currentVersionObjectKey: s.current_version_object_key ?? '',
           currentVersionId: s.current_version_id ?? '',
+          policiesPath: s.policies_path ?? '',
         })),
       };
     },

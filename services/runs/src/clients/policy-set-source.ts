@@ -49,5 +49,6 @@ function toSnapshot(s: policysetsV1.ApplicablePolicySet__Output): PolicySetSnaps
     })),
     archiveObjectKey: s.currentVersionObjectKey,
     versionId: s.currentVersionId,
+    policiesPath: s.policiesPath,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type PolicySetSnapshot, resolveOutcomes } from './evaluation.js';
+import { normalizePoliciesPath, type PolicySetSnapshot, resolveOutcomes } from './evaluation.js';
 
 const listed: PolicySetSnapshot = {
   id: 'polset-1',
@@ -13,51 +13,80 @@ const listed: PolicySetSnapshot = {
 const versioned: PolicySetSnapshot = {
   ...listed,
   id: 'polset-2',
+  name: 'archived',
   policies: [],
   archiveObjectKey: 'acme/x.tar.gz',
   versionId: 'v',
 };
+const declared = new Map([['polset-2', [{ name: 'x', enforcementLevel: 'hard-mandatory' as const }]]]);
+const outcome = (policySetId: string, policyName: string, passed = true, enforcementLevel = '') => ({
+  policySetId,
+  policyName,
+  passed,
+  enforcementLevel,
+});
 
-describe('resolveOutcomes', () => {
+describe('resolveOutcomes: no verdict without evaluation', () => {
   it('takes the level of listed policies from the snapshot, whatever the evaluator says', () => {
-    const [o] = resolveOutcomes(
-      [listed],
-      [{ policySetId: 'polset-1', policyName: 'no-s3', passed: false, enforcementLevel: 'advisory' }],
-    );
-    expect(o).toMatchObject({ enforcementLevel: 'soft-mandatory', passed: false });
+    const { outcomes } = resolveOutcomes([listed], new Map(), [
+      outcome('polset-1', 'no-s3', false, 'advisory'),
+    ]);
+    expect(outcomes).toEqual([
+      { policySetId: 'polset-1', policyName: 'no-s3', enforcementLevel: 'soft-mandatory', passed: false },
+    ]);
   });
 
-  it('accepts archive policies with a valid level and rejects them without one', () => {
-    const ok = resolveOutcomes(
-      [versioned],
-      [{ policySetId: 'polset-2', policyName: 'x', passed: true, enforcementLevel: 'hard-mandatory' }],
-    );
-    expect(ok).toEqual([
+  it('takes archive policies and their levels from the archive configuration', () => {
+    const { outcomes, problems } = resolveOutcomes([versioned], declared, [
+      outcome('polset-2', 'x', true, 'advisory'),
+    ]);
+    expect(problems).toEqual([]);
+    expect(outcomes).toEqual([
       { policySetId: 'polset-2', policyName: 'x', enforcementLevel: 'hard-mandatory', passed: true },
     ]);
-    expect(() =>
-      resolveOutcomes(
-        [versioned],
-        [{ policySetId: 'polset-2', policyName: 'x', passed: true, enforcementLevel: '' }],
-      ),
-    ).toThrow(/needs an enforcement level/);
   });
 
-  it('rejects missing, duplicate and foreign outcomes all at once', () => {
-    const reported = [
-      { policySetId: 'polset-9', policyName: 'a', passed: true, enforcementLevel: '' },
-      { policySetId: 'polset-2', policyName: 'b', passed: true, enforcementLevel: 'advisory' },
-      { policySetId: 'polset-2', policyName: 'b', passed: true, enforcementLevel: 'advisory' },
-    ];
-    try {
-      resolveOutcomes([listed, versioned], reported);
-      expect.fail('expected an error');
-    } catch (err) {
-      expect((err as { items: Array<{ detail: string }> }).items.map((i) => i.detail)).toEqual([
-        'outcome for unknown policy set polset-9',
-        'more than one outcome for policy polset-2/b',
-        'no outcome for policy polset-1/no-s3',
-      ]);
-    }
+  it('names missing, repeated and invented policies all at once', () => {
+    const { problems } = resolveOutcomes([listed, versioned], declared, [
+      outcome('polset-9', 'a'),
+      outcome('polset-2', 'b'),
+      outcome('polset-2', 'x'),
+      outcome('polset-2', 'x'),
+    ]);
+    expect(problems).toEqual([
+      'no outcome for guardrails/no-s3',
+      'more than one outcome for archived/x',
+      'outcome for policies that are not part of the check: polset-9/a, archived/b',
+    ]);
+  });
+
+  it('an archive set without outcomes never passes, nor a check with nothing to evaluate', () => {
+    expect(resolveOutcomes([versioned], declared, []).problems).toEqual(['no outcome for archived/x']);
+    expect(resolveOutcomes([versioned], new Map([['polset-2', []]]), []).problems).toEqual([
+      'the applicable policy sets (archived) hold no policy to evaluate',
+    ]);
+    expect(
+      resolveOutcomes([versioned], new Map([['polset-2', 'its archive has no sentinel.hcl']]), []).problems,
+    ).toEqual(['policy set archived: its archive has no sentinel.hcl']);
+  });
+
+  it('keys by null-prototype-safe names', () => {
+    const proto = {
+      ...listed,
+      policies: [{ id: 'p', name: '__proto__', enforcementLevel: 'advisory' as const, code: '' }],
+    };
+    expect(resolveOutcomes([proto], new Map(), [outcome('polset-1', '__proto__')]).problems).toEqual([]);
+    expect(resolveOutcomes([proto], new Map(), [outcome('polset-1', 'constructor')]).problems).toContain(
+      'outcome for policies that are not part of the check: guardrails/constructor',
+    );
+  });
+});
+
+describe('normalizePoliciesPath', () => {
+  it('keeps paths inside the archive', () => {
+    expect(normalizePoliciesPath(undefined)).toBe('');
+    expect(normalizePoliciesPath('./policies/prod/')).toBe('policies/prod');
+    expect(normalizePoliciesPath('/a//b')).toBe('a/b');
+    expect(normalizePoliciesPath('a/../../etc')).toBeUndefined();
   });
 });

@@ -1,4 +1,3 @@
-import { AppError, type ErrorItem } from '@policyhub/errors';
 import type { PolicyOutcome } from './aggregation.js';
 import { type EnforcementLevel, isEnforcementLevel } from './policy-check-status.js';
 
@@ -20,6 +19,14 @@ export interface PolicySetSnapshot {
   /** Storage key of the current version's archive (versioned sets); empty otherwise. */
   archiveObjectKey: string;
   versionId: string;
+  /** Archive directory of the framework's configuration file (`policies-path`); absent or empty: the root. */
+  policiesPath?: string;
+}
+
+/** A policy an archive's configuration file declares, with its level (advisory when unset). */
+export interface DeclaredPolicy {
+  name: string;
+  enforcementLevel: EnforcementLevel;
 }
 
 export interface ReportedOutcome {
@@ -30,62 +37,99 @@ export interface ReportedOutcome {
 }
 
 /**
- * Checks an evaluator's outcomes against what it was asked to evaluate: exactly one outcome per
- * listed policy (whose level is the snapshot's, whatever the evaluator says), and outcomes for
- * other policies only from sets with an archive, each with a valid level. An incomplete report
- * must not turn into a pass.
+ * The policies a check must report, per set: the listed policies, or for a versioned set the
+ * policies its archive declares (`declared`, keyed by set id; a string says why they could not
+ * be read).
+ */
+export type DeclaredPolicies = ReadonlyMap<string, readonly DeclaredPolicy[] | string>;
+
+export type Resolution = { outcomes: PolicyOutcome[]; problems: [] } | { outcomes: []; problems: string[] };
+
+/**
+ * No verdict without evaluation: checks an evaluator's outcomes against what the check holds.
+ * Every policy of every set needs exactly one outcome; an outcome for a policy that is not part
+ * of the check, a second outcome for a policy, a set whose policies are unknown, or a check with
+ * no policy at all are problems, each naming the policies (`<set name>/<policy>`). Levels are
+ * the check's (listed policies) or the archive configuration's, whatever the evaluator says.
  */
 export function resolveOutcomes(
   sets: readonly PolicySetSnapshot[],
+  declared: DeclaredPolicies,
   reported: readonly ReportedOutcome[],
-): PolicyOutcome[] {
-  const problems: ErrorItem[] = [];
-  const bySet = new Map(sets.map((s) => [s.id, s]));
-  const seen = new Set<string>();
+): Resolution {
+  const problems: string[] = [];
+  const expected = new Map<string, Map<string, EnforcementLevel>>();
+  for (const set of sets) {
+    const policies = new Map<string, EnforcementLevel>();
+    if (set.archiveObjectKey) {
+      const fromArchive = declared.get(set.id);
+      if (typeof fromArchive === 'string' || fromArchive === undefined) {
+        problems.push(`policy set ${set.name}: ${fromArchive ?? 'its archive was not read'}`);
+      } else {
+        for (const p of fromArchive) policies.set(p.name, p.enforcementLevel);
+      }
+    }
+    for (const p of set.policies) policies.set(p.name, p.enforcementLevel);
+    expected.set(set.id, policies);
+  }
+  const byId = new Map(sets.map((s) => [s.id, s]));
+  const seen = new Map<string, number>();
   const outcomes: PolicyOutcome[] = [];
+  const unknown: string[] = [];
   for (const r of reported) {
-    const set = bySet.get(r.policySetId);
-    const key = `${r.policySetId}/${r.policyName}`;
-    if (!set) {
-      problems.push(problem(`outcome for unknown policy set ${r.policySetId}`));
+    const set = byId.get(r.policySetId);
+    const policies = expected.get(r.policySetId);
+    const label = `${set?.name ?? r.policySetId}/${r.policyName}`;
+    const level = policies?.get(r.policyName);
+    if (!set || !level) {
+      unknown.push(label);
       continue;
     }
-    if (seen.has(key)) {
-      problems.push(problem(`more than one outcome for policy ${key}`));
-      continue;
-    }
-    seen.add(key);
-    const listed = set.policies.find((p) => p.name === r.policyName);
-    if (listed) {
-      outcomes.push({
-        policySetId: set.id,
-        policyName: listed.name,
-        enforcementLevel: listed.enforcementLevel,
-        passed: r.passed,
-      });
-    } else if (!set.archiveObjectKey) {
-      problems.push(problem(`policy ${key} is not part of the check`));
-    } else if (!isEnforcementLevel(r.enforcementLevel)) {
-      problems.push(
-        problem(`policy ${key} needs an enforcement level (advisory, soft-mandatory or hard-mandatory)`),
-      );
-    } else {
+    const key = `${set.id}\u0000${r.policyName}`;
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    if (count === 1) {
       outcomes.push({
         policySetId: set.id,
         policyName: r.policyName,
-        enforcementLevel: r.enforcementLevel,
+        enforcementLevel: level,
         passed: r.passed,
       });
     }
   }
+  const missing: string[] = [];
+  const repeated: string[] = [];
+  let total = 0;
   for (const set of sets) {
-    for (const p of set.policies) {
-      if (!seen.has(`${set.id}/${p.name}`))
-        problems.push(problem(`no outcome for policy ${set.id}/${p.name}`));
+    for (const name of expected.get(set.id)!.keys()) {
+      total++;
+      const count = seen.get(`${set.id}\u0000${name}`) ?? 0;
+      if (count === 0) missing.push(`${set.name}/${name}`);
+      if (count > 1) repeated.push(`${set.name}/${name}`);
     }
   }
-  if (problems.length > 0) throw new AppError('invalid', 'RUNS_INVALID_OUTCOMES', problems);
-  return outcomes;
+  if (missing.length > 0) problems.push(`no outcome for ${list(missing)}`);
+  if (repeated.length > 0) problems.push(`more than one outcome for ${list(repeated)}`);
+  if (unknown.length > 0)
+    problems.push(`outcome for policies that are not part of the check: ${list(unknown)}`);
+  if (total === 0 && problems.length === 0) {
+    problems.push(
+      `the applicable policy sets (${sets.map((s) => s.name).join(', ') || 'none'}) hold no policy to evaluate`,
+    );
+  }
+  return problems.length > 0 ? { outcomes: [], problems } : { outcomes, problems: [] };
 }
 
-const problem = (detail: string): ErrorItem => ({ title: 'invalid outcomes', detail });
+const list = (names: readonly string[]) => names.join(', ');
+
+/** `policies-path` as a relative directory inside an archive ('' for the root); undefined when unsafe. */
+export function normalizePoliciesPath(path: string | undefined): string | undefined {
+  const segments = (path ?? '')
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
+  if (segments.some((s) => s === '..')) return undefined;
+  return segments.join('/');
+}
+
+export { isEnforcementLevel };

@@ -17,10 +17,24 @@ export interface PolicySetSource {
   applicableSets(workspace: WorkspaceInfo): Promise<PolicySetSnapshot[]>;
 }
 
+export interface ObjectInfo {
+  key: string;
+  sizeBytes: number;
+  /** Lowercase hex SHA-256 of the bytes. */
+  sha256: string;
+}
+
 export interface ObjectStore {
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
   /** The object's bytes, or undefined when it does not exist. */
   get(key: string): Promise<Buffer | undefined>;
+  /** Size and SHA-256 of the objects that exist among `keys`. */
+  stat(keys: string[]): Promise<ObjectInfo[]>;
+  /**
+   * The object's bytes as a stream of chunks, never held whole (plans and archives can be large);
+   * iterating throws RUNS_OBJECT_NOT_FOUND when it does not exist.
+   */
+  open(key: string): AsyncIterable<Buffer>;
   deletePrefixes(prefixes: string[]): Promise<void>;
 }
 
@@ -30,3 +44,9 @@ export const planObjectKey = (organization: string, runId: string): string =>
 /** Everything stored for a run. */
 export const runObjectPrefix = (organization: string, runId: string): string =>
   `${organization}/runs/${runId}/`;
+
+/**
+ * The largest plan JSON runs takes in (storage's default object limit, STORAGE_MAX_OBJECT_BYTES,
+ * also bounds what can be stored).
+ */
+export const MAX_PLAN_BYTES = 100 * 1024 * 1024;

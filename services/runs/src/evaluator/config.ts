@@ -10,10 +10,27 @@ export const evaluatorConfigShape = {
   EVALUATOR_TOKEN: z
     .string({ message: "is required: one of the runs service's EVALUATOR_TOKENS" })
     .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`),
-  /** The engine executable and its arguments: a JSON array, or words separated by spaces (quotes group). */
+  /**
+   * A generic engine command for checks of every kind (a JSON array, or words separated by
+   * spaces; quotes group). Unset: kind_a checks use the Sentinel CLI.
+   */
   EVALUATOR_COMMAND: z
-    .string({ message: 'is required: the engine executable (and arguments) to run per check' })
-    .min(1),
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined)),
+  /** The Sentinel CLI (absolute path); unset: `sentinel` on PATH. */
+  SENTINEL_BIN: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined)),
+  /** Where per-check working directories are created (default: the OS temp directory). */
+  EVALUATOR_WORK_DIR: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined)),
   EVALUATOR_ID: z.string().default(`${hostname()}-${process.pid}`),
   EVALUATOR_POLL_INTERVAL_MS: env.int(1_000, 10),
   EVALUATOR_LEASE_SECONDS: z.coerce.number().int().min(1).max(MAX_LEASE_SECONDS).default(300),

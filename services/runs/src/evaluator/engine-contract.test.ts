@@ -2,33 +2,55 @@ import { describe, expect, it } from 'vitest';
 import { buildEngineRequest, parseEngineResult } from './engine-contract.js';
 
 describe('engine contract', () => {
-  it('builds the request with the plan parsed and archives in base64', () => {
-    const request = buildEngineRequest({
-      policyCheckId: 'polchk-1',
-      runId: 'run-1',
-      organization: 'acme',
-      workspaceId: 'ws-1',
-      planJson: Buffer.from('{"resource_changes":[]}'),
-      policySets: [
-        {
-          id: 'polset-1',
-          name: 'guardrails',
-          kind: 'kind_a',
-          parameters: { region: 'eu' },
-          policies: [
-            { id: 'pol-1', name: 'no-s3', enforcementLevel: 'hard-mandatory', code: 'aws_s3_bucket' },
+  it('builds the request with the plan and archives as files', () => {
+    const request = buildEngineRequest(
+      {
+        policyCheckId: 'polchk-1',
+        runId: 'run-1',
+        organization: 'acme',
+        workspaceId: 'ws-1',
+        plan: { key: 'acme/runs/run-1/plan.json', sizeBytes: '2', sha256: 'x' },
+        run: { createdAt: '2026-01-01T00:00:00.000Z', message: 'ci', planOnly: true },
+        policySets: [
+          {
+            id: 'polset-1',
+            name: 'guardrails',
+            kind: 'kind_a',
+            parameters: { region: 'eu' },
+            policies: [
+              { id: 'pol-1', name: 'no-s3', enforcementLevel: 'hard-mandatory', code: 'aws_s3_bucket' },
+            ],
+            archive: { key: 'acme/a.tar.gz', sizeBytes: '10', sha256: 'y' },
+            versionId: 'polsetver-1',
+            policiesPath: 'prod',
+          },
+        ],
+      },
+      {
+        workDir: '/w',
+        planPath: '/w/plan.json',
+        archives: new Map([
+          [
+            'polset-1',
+            {
+              archivePath: '/w/archive-0.tar.gz',
+              archiveDir: '/w/archive-0',
+              policiesPath: 'prod',
+              declared: [{ name: 'x', enforcementLevel: 'advisory', source: './x.sentinel' }],
+            },
           ],
-          archive: Buffer.from('tgz'),
-          versionId: 'polsetver-1',
-        },
-      ],
-    });
+        ]),
+      },
+    );
     expect(request).toEqual({
-      contract_version: 1,
+      contract_version: 2,
       policy_check_id: 'polchk-1',
       run_id: 'run-1',
       organization: 'acme',
       workspace_id: 'ws-1',
+      run: { created_at: '2026-01-01T00:00:00.000Z', message: 'ci', plan_only: true },
+      work_dir: '/w',
+      plan_path: '/w/plan.json',
       policy_sets: [
         {
           id: 'polset-1',
@@ -36,13 +58,15 @@ describe('engine contract', () => {
           kind: 'kind_a',
           parameters: { region: 'eu' },
           version_id: 'polsetver-1',
-          archive_base64: Buffer.from('tgz').toString('base64'),
+          archive_path: '/w/archive-0.tar.gz',
+          archive_dir: '/w/archive-0',
+          policies_path: 'prod',
+          archive_policies: [{ name: 'x', enforcement_level: 'advisory', source: './x.sentinel' }],
           policies: [
             { id: 'pol-1', name: 'no-s3', enforcement_level: 'hard-mandatory', code: 'aws_s3_bucket' },
           ],
         },
       ],
-      plan: { resource_changes: [] },
     });
   });
 

@@ -2,10 +2,11 @@ import type { runsV1 } from '@policyhub/contracts';
 
 /*
  * The engine executable contract (docs/evaluator.md): one JSON request on stdin, one JSON
- * result on stdout, exit status 0. Version 1.
+ * result on stdout, exit status 0. Version 2: the plan and the archives are files in a private
+ * working directory (they can be far larger than a JSON string should be), named by path.
  */
 
-export const CONTRACT_VERSION = 1;
+export const CONTRACT_VERSION = 2;
 
 export interface EngineRequest {
   contract_version: number;
@@ -13,18 +14,30 @@ export interface EngineRequest {
   run_id: string;
   organization: string;
   workspace_id: string;
+  run: { created_at: string; message: string; plan_only: boolean };
+  /** A private directory (0700) the engine may write to; removed after the check. */
+  work_dir: string;
+  /** The plan JSON as the executor reported it. */
+  plan_path: string;
   policy_sets: Array<{
     id: string;
     name: string;
     kind: string;
     parameters: Record<string, string>;
     version_id: string | null;
-    /** The version's tar.gz archive, base64; null for sets of individual policies. */
-    archive_base64: string | null;
+    /** The version's tar.gz as stored; null for sets of individual policies. */
+    archive_path: string | null;
+    /** The same archive, extracted (safely) into this directory; null without an archive. */
+    archive_dir: string | null;
+    /** The archive directory holding the framework's configuration file ('' for the root). */
+    policies_path: string;
+    /**
+     * For kind_a archives: the policies its sentinel.hcl declares (each needs an outcome, with
+     * this level); null otherwise.
+     */
+    archive_policies: Array<{ name: string; enforcement_level: string; source: string }> | null;
     policies: Array<{ id: string; name: string; enforcement_level: string; code: string }>;
   }>;
-  /** The plan JSON as the executor reported it. */
-  plan: unknown;
 }
 
 export interface EngineOutcome {
@@ -33,6 +46,8 @@ export interface EngineOutcome {
   passed: boolean;
   enforcementLevel: string;
   lines: string[];
+  /** Shown in the report heading instead of the policy name (e.g. `name.sentinel`). */
+  file?: string;
 }
 
 export interface EngineResult {
@@ -41,28 +56,56 @@ export interface EngineResult {
   details: Record<string, unknown> | undefined;
 }
 
-export function buildEngineRequest(input: runsV1.GetPolicyCheckInputResponse__Output): EngineRequest {
+/** Where the worker put a set's archive, and what the archive declares. */
+export interface PreparedArchive {
+  archivePath: string;
+  archiveDir: string;
+  policiesPath: string;
+  declared: Array<{ name: string; enforcementLevel: string; source: string }> | undefined;
+}
+
+export function buildEngineRequest(
+  input: runsV1.GetPolicyCheckInputResponse__Output,
+  files: { workDir: string; planPath: string; archives: ReadonlyMap<string, PreparedArchive> },
+): EngineRequest {
   return {
     contract_version: CONTRACT_VERSION,
     policy_check_id: input.policyCheckId,
     run_id: input.runId,
     organization: input.organization,
     workspace_id: input.workspaceId,
-    policy_sets: input.policySets.map((s) => ({
-      id: s.id,
-      name: s.name,
-      kind: s.kind,
-      parameters: { ...s.parameters },
-      version_id: s.versionId || null,
-      archive_base64: s.archive.length > 0 ? Buffer.from(s.archive).toString('base64') : null,
-      policies: s.policies.map((p) => ({
-        id: p.id,
-        name: p.name,
-        enforcement_level: p.enforcementLevel,
-        code: p.code,
-      })),
-    })),
-    plan: JSON.parse(Buffer.from(input.planJson).toString('utf8')),
+    run: {
+      created_at: input.run?.createdAt ?? '',
+      message: input.run?.message ?? '',
+      plan_only: input.run?.planOnly ?? false,
+    },
+    work_dir: files.workDir,
+    plan_path: files.planPath,
+    policy_sets: input.policySets.map((s) => {
+      const archive = files.archives.get(s.id);
+      return {
+        id: s.id,
+        name: s.name,
+        kind: s.kind,
+        parameters: { ...s.parameters },
+        version_id: s.versionId || null,
+        archive_path: archive?.archivePath ?? null,
+        archive_dir: archive?.archiveDir ?? null,
+        policies_path: archive?.policiesPath ?? '',
+        archive_policies:
+          archive?.declared?.map((p) => ({
+            name: p.name,
+            enforcement_level: p.enforcementLevel,
+            source: p.source,
+          })) ?? null,
+        policies: s.policies.map((p) => ({
+          id: p.id,
+          name: p.name,
+          enforcement_level: p.enforcementLevel,
+          code: p.code,
+        })),
+      };
+    }),
   };
 }
 

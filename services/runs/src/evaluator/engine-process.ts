@@ -19,10 +19,10 @@ const STDERR_TAIL_BYTES = 64 * 1024;
 export function runEngine(
   command: readonly string[],
   stdin: string,
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: { timeoutMs: number; signal?: AbortSignal; cwd?: string },
 ): Promise<EngineRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command[0]!, command.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command[0]!, command.slice(1), { stdio: ['pipe', 'pipe', 'pipe'], cwd: options.cwd });
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);

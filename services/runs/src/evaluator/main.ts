@@ -1,28 +1,32 @@
 import { createLogger, startOpsServer } from '@policyhub/telemetry';
 import { parseCommand } from './command-line.js';
 import { type EvaluatorConfig, loadEvaluatorConfig } from './config.js';
+import { describeEngines, detectEngines } from './engines.js';
 import { EvaluatorWorker } from './worker.js';
 
 /**
  * `npm run evaluator`: a policy evaluator worker. Claims queued policy checks from the runs
- * service (RUNS_ADDR) and runs EVALUATOR_COMMAND once per check (docs/evaluator.md).
+ * service (RUNS_ADDR) and evaluates each with EVALUATOR_COMMAND, or kind_a checks with the
+ * Sentinel CLI (docs/evaluator.md, docs/policy-evaluation.md).
  */
 let config: EvaluatorConfig;
-let command: string[];
+let command: string[] | undefined;
 try {
   config = loadEvaluatorConfig();
-  command = parseCommand(config.EVALUATOR_COMMAND);
+  command = config.EVALUATOR_COMMAND ? parseCommand(config.EVALUATOR_COMMAND) : undefined;
 } catch (err) {
   console.error(`evaluator: ${(err as Error).message}`);
   process.exit(2);
 }
+const engines = await detectEngines({ ...process.env, SENTINEL_BIN: config.SENTINEL_BIN }, command);
 
 const logger = createLogger('evaluator', config.LOG_LEVEL);
 let stopping = false;
 const worker = new EvaluatorWorker({
   runsAddress: config.RUNS_ADDR,
   token: config.EVALUATOR_TOKEN,
-  command,
+  engines,
+  workRoot: config.EVALUATOR_WORK_DIR,
   evaluatorId: config.EVALUATOR_ID,
   pollIntervalMs: config.EVALUATOR_POLL_INTERVAL_MS,
   leaseSeconds: config.EVALUATOR_LEASE_SECONDS,
@@ -34,7 +38,7 @@ if (config.OPS_PORT > 0) {
   await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, isReady: async () => !stopping });
 }
 logger.info(
-  { runs: config.RUNS_ADDR, evaluatorId: config.EVALUATOR_ID, command: command[0] },
+  { runs: config.RUNS_ADDR, evaluatorId: config.EVALUATOR_ID, engines: describeEngines(engines) },
   'evaluator started',
 );
 

@@ -1,16 +1,34 @@
 import * as grpc from '@grpc/grpc-js';
 import { contracts, type runsV1 } from '@policyhub/contracts';
-import { createClient, readServiceError, workerCredential } from '@policyhub/grpc-runtime';
+import { createClient, deadline, readServiceError, workerCredential } from '@policyhub/grpc-runtime';
 import type { Logger } from '@policyhub/telemetry';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { extractArchive } from '../archives/archive-reader.js';
+import { declaredArchivePolicies } from '../archives/sentinel-archive.js';
+import { normalizePoliciesPath } from '../domain/evaluation.js';
 import { renderReport } from '../domain/report.js';
-import { buildEngineRequest, type EngineResult, parseEngineResult } from './engine-contract.js';
+import {
+  buildEngineRequest,
+  type EngineResult,
+  type PreparedArchive,
+  parseEngineResult,
+} from './engine-contract.js';
 import { type EngineRun, runEngine } from './engine-process.js';
+import { type EngineSetup, missingEngineMessage } from './engines.js';
+import { downloadObject } from './input-files.js';
+import { evaluateWithSentinel } from './sentinel/adapter.js';
 
 export interface WorkerOptions {
   runsAddress: string;
   /** The evaluator's bearer token (one of runs' EVALUATOR_TOKENS). */
   token: string;
-  command: string[];
+  /** The engines found at start (detectEngines). */
+  engines: EngineSetup;
+  /** Where per-check working directories are created (default: the OS temp directory). */
+  workRoot?: string;
   evaluatorId: string;
   pollIntervalMs: number;
   leaseSeconds: number;
@@ -87,18 +105,31 @@ export class EvaluatorWorker {
     const log = logger.child({ policyCheckId: lease.policyCheckId, attempt: lease.attempt });
     const lost = new AbortController();
     const keepAlive = this.keepLeaseAlive(lease, lost);
+    const ref = { policyCheckId: lease.policyCheckId, leaseToken: lease.leaseToken };
+    let workDir: string | undefined;
     try {
-      const ref = { policyCheckId: lease.policyCheckId, leaseToken: lease.leaseToken };
-      const input = await this.client.GetPolicyCheckInput(ref);
+      let input: runsV1.GetPolicyCheckInputResponse__Output;
+      try {
+        input = await this.client.GetPolicyCheckInput(ref);
+      } catch (err) {
+        const remote = readServiceError(err);
+        if (remote.code !== 'RUNS_PLAN_MISSING' && remote.code !== 'RUNS_POLICY_ARCHIVE_MISSING') throw err;
+        // Nothing can bring the input back: decide now rather than after five leases.
+        const message = remote.items.map((i) => i.detail ?? i.title).join('; ') || remote.details;
+        log.warn({ error: message }, 'the check cannot be evaluated; reporting it as errored');
+        await this.client.FailPolicyCheck({ ...ref, errorMessage: message, report: '' });
+        return;
+      }
+      workDir = await mkdtemp(join(this.options.workRoot ?? tmpdir(), 'policyhub-check-'));
       const started = Date.now();
-      const outcome = await this.runEngine(input, lost.signal);
+      const outcome = await this.runEngines(input, ref, workDir, lost.signal);
       const durationMs = Date.now() - started;
       if (lost.signal.aborted) {
         log.warn('lease lost while the engine ran; leaving the check to its new holder');
         return;
       }
       if ('error' in outcome) {
-        log.warn({ error: outcome.error }, 'engine failed; reporting the check as errored');
+        log.warn({ error: outcome.error }, 'evaluation failed; reporting the check as errored');
         await this.client.FailPolicyCheck({ ...ref, errorMessage: outcome.error, report: outcome.report });
         return;
       }
@@ -115,11 +146,18 @@ export class EvaluatorWorker {
           durationMs,
           engineDetailsJson: outcome.result.details ? JSON.stringify(outcome.result.details) : '',
         });
-        log.info({ status: done.status, durationMs }, 'policy check evaluated');
+        if (done.status === 'errored') {
+          log.warn(
+            { error: done.errorMessage },
+            'runs refused the evaluation as incomplete; the check is errored',
+          );
+        } else {
+          log.info({ status: done.status, durationMs }, 'policy check evaluated');
+        }
       } catch (err) {
         const remote = readServiceError(err);
         if (remote.status !== grpc.status.INVALID_ARGUMENT) throw err;
-        // The engine's answer does not match the check (missing or unknown policies).
+        // The engine's answer cannot be taken (e.g. details that are not a JSON object).
         const problems = remote.items.map((i) => i.detail ?? i.title).join('; ') || remote.details;
         log.warn({ problems }, 'runs rejected the engine result; reporting the check as errored');
         await this.client.FailPolicyCheck({
@@ -137,22 +175,129 @@ export class EvaluatorWorker {
     } finally {
       lost.abort();
       await keepAlive;
+      if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => {});
     }
   }
 
-  private async runEngine(
+  /**
+   * Picks the engine for the check's kinds (EVALUATOR_COMMAND for any kind; else Sentinel for
+   * kind_a; nothing else), fetches the plan and archives into `workDir`, and runs it. A missing
+   * engine, an unreadable input or an engine failure come back as an error for the check.
+   */
+  private async runEngines(
     input: runsV1.GetPolicyCheckInputResponse__Output,
+    ref: { policyCheckId: string; leaseToken: string },
+    workDir: string,
     signal: AbortSignal,
   ): Promise<{ result: EngineResult } | { error: string; report: string }> {
-    let request: string;
-    try {
-      request = JSON.stringify(buildEngineRequest(input));
-    } catch (err) {
-      return { error: `could not build the engine request: ${describe(err)}`, report: '' };
+    const { engines } = this.options;
+    if (!engines.command) {
+      const kinds = [...new Set(input.policySets.map((s) => s.kind))];
+      const unsupported = kinds.find((k) => k !== 'kind_a') ?? (engines.sentinel ? undefined : 'kind_a');
+      if (unsupported) {
+        const error = missingEngineMessage(unsupported, engines);
+        return { error, report: `Policy check errored: ${error}\n` };
+      }
     }
+    let files: Awaited<ReturnType<EvaluatorWorker['fetchInput']>>;
+    try {
+      files = await this.fetchInput(input, ref, workDir);
+    } catch (err) {
+      if (readServiceError(err).code === 'RUNS_LEASE_LOST') throw err;
+      const error = `could not prepare the check's input: ${describe(err)}`;
+      return { error, report: `Policy check errored: ${error}\n` };
+    }
+    if (engines.command) return this.runCommand(engines.command, input, files, workDir, signal);
+    return evaluateWithSentinel({
+      sentinel: engines.sentinel!,
+      workDir,
+      planFile: files.planPath,
+      run: {
+        id: input.runId,
+        createdAt: input.run?.createdAt ?? '',
+        message: input.run?.message ?? '',
+        speculative: input.run?.planOnly ?? false,
+        organization: input.organization,
+        workspaceId: input.workspaceId,
+      },
+      sets: input.policySets.map((s) => {
+        const archive = files.archives.get(s.id);
+        return {
+          id: s.id,
+          name: s.name,
+          parameters: { ...s.parameters },
+          policies: s.policies,
+          archiveDir: archive?.archiveDir,
+          policiesPath: archive?.policiesPath ?? '',
+        };
+      }),
+      timeoutMs: this.options.timeoutMs,
+      signal,
+    });
+  }
+
+  /**
+   * The plan and every archive, streamed from runs into `workDir` (checked against their size
+   * and SHA-256); archives are extracted and, for kind_a, their sentinel.hcl is read.
+   */
+  private async fetchInput(
+    input: runsV1.GetPolicyCheckInputResponse__Output,
+    ref: { policyCheckId: string; leaseToken: string },
+    workDir: string,
+  ) {
+    if (!input.plan) throw new Error('the input names no plan');
+    const planPath = join(workDir, 'plan.json');
+    await downloadObject(this.readObject(ref, input.plan.key), input.plan, planPath);
+    const archives = new Map<string, PreparedArchive>();
+    for (const [i, set] of input.policySets.entries()) {
+      if (!set.archive) continue;
+      const policiesPath = normalizePoliciesPath(set.policiesPath);
+      if (policiesPath === undefined)
+        throw new Error(`policy set ${set.name}: policies-path ${set.policiesPath} leaves the archive`);
+      const archivePath = join(workDir, `archive-${i}.tar.gz`);
+      const archiveDir = join(workDir, `archive-${i}`);
+      await downloadObject(this.readObject(ref, set.archive.key), set.archive, archivePath);
+      try {
+        await extractArchive(createReadStream(archivePath), archiveDir);
+      } catch (err) {
+        throw new Error(`policy set ${set.name}: ${describe(err)}`);
+      }
+      let declared: PreparedArchive['declared'];
+      if (set.kind === 'kind_a') {
+        const answer = await declaredArchivePolicies(createReadStream(archivePath), policiesPath);
+        if (typeof answer === 'string') throw new Error(`policy set ${set.name}: ${answer}`);
+        declared = answer;
+      }
+      archives.set(set.id, { archivePath, archiveDir, policiesPath, declared });
+    }
+    return { planPath, archives };
+  }
+
+  private async *readObject(ref: { policyCheckId: string; leaseToken: string }, key: string) {
+    const call = this.client.raw.ReadPolicyCheckObject(
+      { ...ref, key },
+      this.client.metadata(),
+      deadline({ deadlineMs: this.options.timeoutMs }),
+    );
+    try {
+      for await (const chunk of call as AsyncIterable<{ data: Buffer }>) yield chunk;
+    } finally {
+      call.cancel();
+    }
+  }
+
+  /** The generic engine command (contract version 2). */
+  private async runCommand(
+    command: string[],
+    input: runsV1.GetPolicyCheckInputResponse__Output,
+    files: { planPath: string; archives: ReadonlyMap<string, PreparedArchive> },
+    workDir: string,
+    signal: AbortSignal,
+  ): Promise<{ result: EngineResult } | { error: string; report: string }> {
+    const request = JSON.stringify(buildEngineRequest(input, { workDir, ...files }));
     let run: EngineRun;
     try {
-      run = await runEngine(this.options.command, request, { timeoutMs: this.options.timeoutMs, signal });
+      run = await runEngine(command, request, { timeoutMs: this.options.timeoutMs, signal, cwd: workDir });
     } catch (err) {
       return { error: describe(err), report: '' };
     }
@@ -216,7 +361,7 @@ function renderEngineReport(input: runsV1.GetPolicyCheckInputResponse__Output, r
       const listed = set?.policies.find((p) => p.name === o.policyName);
       return {
         setName: set?.name ?? o.policySetId,
-        policyName: o.policyName,
+        policyName: o.file ?? o.policyName,
         enforcementLevel: listed?.enforcementLevel ?? o.enforcementLevel,
         passed: o.passed,
         lines: o.lines,

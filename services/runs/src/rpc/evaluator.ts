@@ -1,9 +1,15 @@
+import { once } from 'node:events';
+import type * as grpc from '@grpc/grpc-js';
 import type { runsV1 } from '@policyhub/contracts';
-import type { Handlers } from '@policyhub/grpc-runtime';
+import { asServiceError, type Handlers, streaming } from '@policyhub/grpc-runtime';
+import type { ObjectInfo } from '../domain/ports.js';
 import type { EvaluatorWorkflows } from '../workflows/evaluator.js';
 import { toLease } from './mappers.js';
 
-export function evaluatorHandlers(evaluator: EvaluatorWorkflows): Handlers<runsV1.PolicyEvaluatorHandlers> {
+export function evaluatorHandlers(
+  evaluator: EvaluatorWorkflows,
+  errorOptions: Parameters<typeof asServiceError>[2],
+): Handlers<runsV1.PolicyEvaluatorHandlers> {
   return {
     async ClaimPolicyCheck(req) {
       const lease = await evaluator.claim(req.evaluatorId, req.leaseSeconds);
@@ -19,7 +25,12 @@ export function evaluatorHandlers(evaluator: EvaluatorWorkflows): Handlers<runsV
         runId: input.check.run_id,
         organization: input.check.organization,
         workspaceId: input.check.workspace_id,
-        planJson: input.planJson,
+        plan: toReference(input.plan),
+        run: {
+          createdAt: new Date(input.run.created_at).toISOString(),
+          message: input.run.message,
+          planOnly: input.run.plan_only,
+        },
         policySets: input.policySets.map((s) => ({
           id: s.id,
           name: s.name,
@@ -31,13 +42,35 @@ export function evaluatorHandlers(evaluator: EvaluatorWorkflows): Handlers<runsV
             enforcementLevel: p.enforcementLevel,
             code: p.code,
           })),
-          archive: s.archive ?? Buffer.alloc(0),
+          archive: s.archive ? toReference(s.archive) : null,
           versionId: s.versionId,
+          policiesPath: s.policiesPath ?? '',
         })),
       };
     },
+    ReadPolicyCheckObject: streaming(
+      async (
+        call: grpc.ServerWritableStream<
+          runsV1.ReadPolicyCheckObjectRequest__Output,
+          runsV1.PolicyCheckObjectChunk
+        >,
+      ) => {
+        try {
+          const { policyCheckId, leaseToken, key } = call.request;
+          const chunks = await evaluator.readObject(policyCheckId, leaseToken, key);
+          for await (const data of chunks) {
+            if (call.cancelled) return;
+            // Backpressure: wait for the evaluator to take the chunk in before reading more.
+            if (!call.write({ data })) await once(call, 'drain');
+          }
+          call.end();
+        } catch (err) {
+          if (!call.cancelled) call.emit('error', asServiceError(err, 'ReadPolicyCheckObject', errorOptions));
+        }
+      },
+    ),
     async CompletePolicyCheck(req) {
-      const status = await evaluator.complete(req.policyCheckId, req.leaseToken, {
+      const { status, errorMessage } = await evaluator.complete(req.policyCheckId, req.leaseToken, {
         outcomes: req.outcomes.map((o) => ({
           policySetId: o.policySetId,
           policyName: o.policyName,
@@ -48,7 +81,7 @@ export function evaluatorHandlers(evaluator: EvaluatorWorkflows): Handlers<runsV
         durationMs: Number(req.durationMs) || 0,
         engineDetailsJson: req.engineDetailsJson,
       });
-      return { status };
+      return { status, errorMessage };
     },
     async FailPolicyCheck(req) {
       await evaluator.fail(req.policyCheckId, req.leaseToken, req.errorMessage, req.report);
@@ -56,3 +89,5 @@ export function evaluatorHandlers(evaluator: EvaluatorWorkflows): Handlers<runsV
     },
   };
 }
+
+const toReference = (o: ObjectInfo) => ({ key: o.key, sizeBytes: o.sizeBytes, sha256: o.sha256 });

@@ -4,7 +4,16 @@ import { conflict, invalidAttribute, notFound } from '@policyhub/errors';
 import { type LeaseRow, PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
 import { RunRepository, type RunRow } from '../db/run-repository.js';
 import { aggregateOutcomes } from '../domain/aggregation.js';
-import { type PolicySetSnapshot, type ReportedOutcome, resolveOutcomes } from '../domain/evaluation.js';
+import { declaredArchivePolicies } from '../archives/sentinel-archive.js';
+import {
+  type DeclaredPolicies,
+  type DeclaredPolicy,
+  normalizePoliciesPath,
+  type PolicySetSnapshot,
+  type ReportedOutcome,
+  resolveOutcomes,
+} from '../domain/evaluation.js';
+import type { ObjectInfo } from '../domain/ports.js';
 import { MAX_CLAIMS, leaseSeconds } from '../domain/lease.js';
 import { CHECK_STATUS, type CheckStatus, runStatusAfterCheck } from '../domain/policy-check-status.js';
 import { capReport, renderReport } from '../domain/report.js';
@@ -14,8 +23,9 @@ import { checkTimestamps, moveRun, recordRunEvent } from './transitions.js';
 
 export interface EvaluationInput {
   check: PolicyCheckRow;
-  policySets: Array<PolicySetSnapshot & { archive: Buffer | undefined }>;
-  planJson: Buffer;
+  policySets: Array<PolicySetSnapshot & { archive: ObjectInfo | undefined }>;
+  plan: ObjectInfo;
+  run: RunRow;
 }
 
 export interface Completion {
@@ -68,40 +78,84 @@ export class EvaluatorWorkflows {
     });
   }
 
-  /** The applicable sets as they were when the plan finished, archives and the plan JSON. */
+  /**
+   * The applicable sets as they were when the plan finished, with references (key, size,
+   * SHA-256) to the plan JSON and the archives: the evaluator reads them with readObject.
+   */
   async input(checkId: string, token: string): Promise<EvaluationInput> {
     const check = requireLease(await this.checks.get(checkId), token);
     const run = (await new RunRepository(this.ctx.db).get(check.run_id))!;
     const sets = await this.checks.policySets(checkId);
-    const [planJson, archives] = await Promise.all([
-      run.plan_object_key ? this.ctx.objects.get(run.plan_object_key) : undefined,
-      Promise.all(
-        sets.map((s) => (s.archiveObjectKey ? this.ctx.objects.get(s.archiveObjectKey) : undefined)),
-      ),
-    ]);
-    if (!planJson) {
+    const keys = [run.plan_object_key, ...sets.map((s) => s.archiveObjectKey)].filter(
+      (k): k is string => !!k,
+    );
+    const found = new Map((await this.ctx.objects.stat(keys)).map((o) => [o.key, o]));
+    const plan = run.plan_object_key ? found.get(run.plan_object_key) : undefined;
+    if (!plan) {
       throw conflict('RUNS_PLAN_MISSING', 'the run has no stored plan JSON; the check cannot be evaluated');
     }
-    const missing = sets.filter((s, i) => s.archiveObjectKey && !archives[i]);
+    const missing = sets.filter((s) => s.archiveObjectKey && !found.get(s.archiveObjectKey));
     if (missing.length > 0) {
       throw conflict(
         'RUNS_POLICY_ARCHIVE_MISSING',
         `the archive of policy set ${missing[0]!.name} is gone; the check cannot be evaluated`,
       );
     }
-    return { check, planJson, policySets: sets.map((s, i) => ({ ...s, archive: archives[i] })) };
+    return {
+      check,
+      plan,
+      run,
+      policySets: sets.map((s) => ({
+        ...s,
+        archive: s.archiveObjectKey ? found.get(s.archiveObjectKey) : undefined,
+      })),
+    };
   }
 
-  /** Aggregates the outcomes and moves the check and its run on (DESIGN §8). */
-  async complete(checkId: string, token: string, completion: Completion): Promise<CheckStatus> {
+  /**
+   * The bytes of one object of the check's input (the plan or an archive it names), for the
+   * holder of the lease only: evaluators reach storage through runs and nothing else.
+   */
+  async readObject(checkId: string, token: string, key: string): Promise<AsyncIterable<Buffer>> {
+    const check = requireLease(await this.checks.get(checkId), token);
+    const run = await new RunRepository(this.ctx.db).get(check.run_id);
+    const sets = await this.checks.policySets(checkId);
+    const readable = new Set([run?.plan_object_key, ...sets.map((s) => s.archiveObjectKey)].filter(Boolean));
+    if (!key || !readable.has(key)) throw notFound('RUNS_OBJECT_NOT_FOUND');
+    return this.ctx.objects.open(key);
+  }
+
+  /**
+   * Aggregates the outcomes and moves the check and its run on (DESIGN §8). Outcomes that do not
+   * cover exactly the check's policies (listed ones, and those the archives' configuration
+   * files declare) error the check instead: no verdict without evaluation.
+   */
+  async complete(
+    checkId: string,
+    token: string,
+    completion: Completion,
+  ): Promise<{ status: CheckStatus; errorMessage: string }> {
     const found = requireLease(await this.checks.get(checkId), token);
     const sets = await this.checks.policySets(checkId);
-    const outcomes = resolveOutcomes(sets, completion.outcomes);
-    const { status, result } = aggregateOutcomes(
-      outcomes,
-      completion.durationMs,
-      parseEngineDetails(completion.engineDetailsJson),
-    );
+    const engineDetails = parseEngineDetails(completion.engineDetailsJson);
+    const resolution = resolveOutcomes(sets, await this.declaredPolicies(sets), completion.outcomes);
+    if (resolution.problems.length > 0) {
+      const message = `the evaluation does not cover the policies of the check: ${resolution.problems.join('; ')}`;
+      const engineReport = completion.report.trim()
+        ? `\n\nThe engine's report:\n\n${completion.report.trimEnd()}\n`
+        : '';
+      await this.fail(
+        checkId,
+        token,
+        message,
+        `Policy check errored: the evaluation does not cover the policies of the check.\n\n${resolution.problems
+          .map((p) => `- ${p}`)
+          .join('\n')}\n${engineReport}`,
+      );
+      return { status: CHECK_STATUS.errored, errorMessage: message };
+    }
+    const outcomes = resolution.outcomes;
+    const { status, result } = aggregateOutcomes(outcomes, completion.durationMs, engineDetails);
     const setNames = new Map(sets.map((s) => [s.id, s.name]));
     const report =
       completion.report.trim() !== ''
@@ -122,7 +176,34 @@ export class EvaluatorWorkflows {
       if (run?.status === RUN_STATUS.policyChecking)
         await moveRun(tx, run, runStatusAfterCheck(status, run.plan_only));
     });
-    return status;
+    return { status, errorMessage: '' };
+  }
+
+  /**
+   * What each versioned set's archive declares (its sentinel.hcl's policy blocks), or why that
+   * cannot be known. Archives never change once stored, so answers are kept per key and path;
+   * storage being unreachable is not an answer (it throws, and the evaluator retries).
+   */
+  private async declaredPolicies(sets: readonly PolicySetSnapshot[]): Promise<DeclaredPolicies> {
+    const declared = new Map<string, readonly DeclaredPolicy[] | string>();
+    for (const set of sets) {
+      if (!set.archiveObjectKey) continue;
+      const policiesPath = normalizePoliciesPath(set.policiesPath);
+      if (policiesPath === undefined) {
+        declared.set(set.id, `its policies-path ${JSON.stringify(set.policiesPath)} leaves the archive`);
+        continue;
+      }
+      const cacheKey = `${set.archiveObjectKey}\u0000${policiesPath}`;
+      let answer = declaredCache.get(cacheKey);
+      if (answer === undefined) {
+        answer = await declaredArchivePolicies(this.ctx.objects.open(set.archiveObjectKey), policiesPath);
+        if (declaredCache.size >= DECLARED_CACHE_SIZE)
+          declaredCache.delete(declaredCache.keys().next().value!);
+        declaredCache.set(cacheKey, answer);
+      }
+      declared.set(set.id, answer);
+    }
+    return declared;
   }
 
   /** The evaluation could not be done: check → errored, run → errored. */
@@ -182,6 +263,10 @@ function requireLease(check: PolicyCheckRow | undefined, token: string): PolicyC
   if (check.status !== CHECK_STATUS.queued || !token || check.lease_token !== token) throw leaseLost();
   return check;
 }
+
+/** Declared policies per archive key and policies-path (archives are immutable once stored). */
+const declaredCache = new Map<string, readonly DeclaredPolicy[] | string>();
+const DECLARED_CACHE_SIZE = 512;
 
 const leaseOwner = (check: PolicyCheckRow) => check.lease_owner ?? 'anonymous';
 

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { notFound } from '@policyhub/errors';
 import type {
   ObjectStore,
   PolicySetSnapshot,
@@ -44,6 +46,22 @@ export class FakeObjects implements ObjectStore {
 
   async get(key: string) {
     return this.objects.get(key);
+  }
+
+  async stat(keys: string[]) {
+    return keys.flatMap((key) => {
+      const bytes = this.objects.get(key);
+      return bytes
+        ? [{ key, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }]
+        : [];
+    });
+  }
+
+  async *open(key: string) {
+    const bytes = this.objects.get(key);
+    if (!bytes) throw notFound('RUNS_OBJECT_NOT_FOUND');
+    for (let offset = 0; offset < bytes.length; offset += 64 * 1024)
+      yield bytes.subarray(offset, offset + 64 * 1024);
   }
 
   async deletePrefixes(prefixes: string[]) {

@@ -33,6 +33,16 @@ export class ObjectRepository {
     );
   }
 
+  /** Size and SHA-256 of the objects that exist among `keys`. */
+  async stat(keys: string[]): Promise<Array<{ key: string; sizeBytes: number; sha256: string }>> {
+    if (keys.length === 0) return [];
+    const { rows } = await this.db.query<{ key: string; size_bytes: string; sha256: string }>(
+      'SELECT key, size_bytes, sha256 FROM objects WHERE key = ANY($1) ORDER BY key',
+      [keys],
+    );
+    return rows.map((r) => ({ key: r.key, sizeBytes: Number(r.size_bytes), sha256: r.sha256 }));
+  }
+
   async deleteKeys(keys: string[]): Promise<void> {
     if (keys.length > 0) await this.db.query('DELETE FROM objects WHERE key = ANY($1)', [keys]);
   }

@@ -3,6 +3,7 @@ import type { storageV1 } from '@policyhub/contracts';
 import { notFound } from '@policyhub/errors';
 import { asServiceError, type Handlers, streaming } from '@policyhub/grpc-runtime';
 import type { ServiceDeps } from '@policyhub/service-kit';
+import { ObjectRepository } from '../db/object-repository.js';
 import { requireObjectKey } from '../domain/object-keys.js';
 import type { UploadLimits } from '../domain/upload-limits.js';
 import { ObjectNotFoundError, type ObjectStore } from '../objects/object-store.js';
@@ -84,6 +85,11 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
         }
       },
     ),
+
+    async StatObjects(req) {
+      const keys = [...new Set(req.keys)].map(requireObjectKey);
+      return { objects: await new ObjectRepository(db).stat(keys) };
+    },
 
     async DeleteObjects(req) {
       await deleteObjects(db, store, req);

@@ -1,0 +1,105 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import tar from 'tar-stream';
+
+/**
+ * Reading policy set archives (tar.gz) in runs and in the evaluator worker. Storage validated
+ * each archive at upload; these readers still refuse anything unsafe (absolute paths, `..`,
+ * links, devices) and bound what they take in, because they write to disk.
+ */
+
+export const ARCHIVE_LIMITS = {
+  maxEntries: 10_000,
+  maxExpandedBytes: 200 * 1024 * 1024,
+  /** A framework configuration file larger than this is refused. */
+  maxConfigBytes: 1024 * 1024,
+};
+
+/** A safe relative path of an archive entry ('' for the root), or undefined when unsafe. */
+export function entryPath(name: string): string | undefined {
+  if (name.startsWith('/') || /^[A-Za-z]:/.test(name) || name.includes('\\') || name.includes('\0'))
+    return undefined;
+  const segments = name.split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.some((s) => s === '..')) return undefined;
+  return segments.join('/');
+}
+
+type Source = AsyncIterable<Buffer> | NodeJS.ReadableStream;
+
+/** Runs `onEntry` for each entry of a tar.gz stream; throws on a corrupt or unsafe archive. */
+async function eachEntry(
+  source: Source,
+  onEntry: (path: string, header: tar.Headers, stream: NodeJS.ReadableStream) => Promise<void>,
+): Promise<void> {
+  const extract = tar.extract();
+  const feeding = pipeline(
+    source instanceof Readable ? source : Readable.from(source as AsyncIterable<Buffer>),
+    createGunzip(),
+    extract,
+  );
+  let entries = 0;
+  let expanded = 0;
+  const reading = (async () => {
+    for await (const entry of extract) {
+      const header = entry.header;
+      entries++;
+      expanded += header.size ?? 0;
+      if (entries > ARCHIVE_LIMITS.maxEntries) throw new Error('the archive has too many entries');
+      if (expanded > ARCHIVE_LIMITS.maxExpandedBytes) throw new Error('the archive expands too much');
+      const path = entryPath(header.name);
+      if (path === undefined) throw new Error(`the archive holds an unsafe path: ${header.name}`);
+      if (header.type !== 'file' && header.type !== 'directory') {
+        throw new Error(
+          `the archive holds a ${header.type} entry (${header.name}); only files and directories are read`,
+        );
+      }
+      await onEntry(path, header, entry);
+      entry.resume();
+    }
+  })();
+  await Promise.all([feeding, reading]);
+}
+
+/** The bytes of one file of a tar.gz stream (path relative to the archive root), or undefined. */
+export async function readArchiveFile(
+  source: Source,
+  wanted: string,
+  maxBytes = ARCHIVE_LIMITS.maxConfigBytes,
+): Promise<Buffer | undefined> {
+  let found: Buffer | undefined;
+  await eachEntry(source, async (path, header, stream) => {
+    if (path !== wanted || header.type !== 'file') return;
+    if ((header.size ?? 0) > maxBytes) throw new Error(`${wanted} is larger than ${maxBytes} bytes`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    found = Buffer.concat(chunks);
+  });
+  return found;
+}
+
+/**
+ * Extracts a tar.gz stream under `dest` (created 0700; files 0600): every path is checked to
+ * stay inside `dest`, and only files and directories are written.
+ */
+export async function extractArchive(source: Source, dest: string): Promise<string[]> {
+  const root = resolve(dest);
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  const files: string[] = [];
+  await eachEntry(source, async (path, header, stream) => {
+    if (path === '') return;
+    const target = join(root, path);
+    if (!target.startsWith(root + sep)) throw new Error(`the archive holds an unsafe path: ${header.name}`);
+    if (header.type === 'directory') {
+      await mkdir(target, { recursive: true, mode: 0o700 });
+      return;
+    }
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await pipeline(stream, createWriteStream(target, { mode: 0o600, flags: 'wx' }));
+    files.push(path);
+  });
+  return files;
+}
