@@ -1,1 +1,6 @@
-export { startSystem, type SystemOptions, type RunningSystem } from './system.js';
+export {
+  startSystem,
+  type SystemOptions,
+  type RunningSystem,
+  type EmbeddedEvaluatorOptions,
+} from './system.js';

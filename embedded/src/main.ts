@@ -1,5 +1,6 @@
 import { ConfigError, env, loadConfig, z } from '@policyhub/config';
 import { shutdownTracing } from '@policyhub/telemetry';
+import { parseCommand } from '@policyhub/runs';
 import { startSystem } from './system.js';
 
 /** `npm start`: the whole system in one process with embedded defaults (README "Configuration"). */
@@ -15,11 +16,19 @@ const embeddedConfigShape = {
   PUBLIC_URL: env.optionalUrl(),
   LOG_LEVEL: env.logLevel(),
   RUNS_GRPC_ADDR: env.address('127.0.0.1:0'),
+  /** The built-in evaluator (docs/policy-evaluation.md); false turns it off. */
+  EVALUATOR_ENABLED: env.bool(true),
+  /** A generic engine command for every kind (docs/evaluator.md); unset: Sentinel for kind_a. */
+  EVALUATOR_COMMAND: z.string().trim().optional(),
+  /** The Sentinel CLI (absolute path); unset: `sentinel` on PATH. */
+  SENTINEL_BIN: z.string().trim().optional(),
 };
 
 let config: ReturnType<typeof loadConfig<typeof embeddedConfigShape>>;
+let evaluatorCommand: string[] | undefined;
 try {
   config = loadConfig(embeddedConfigShape);
+  evaluatorCommand = config.EVALUATOR_COMMAND ? parseCommand(config.EVALUATOR_COMMAND) : undefined;
 } catch (err) {
   console.error((err as Error).message);
   process.exit(2);
@@ -37,6 +46,9 @@ const system = await startSystem({
   publicUrl: config.PUBLIC_URL,
   logLevel: config.LOG_LEVEL,
   runsGrpcAddress: config.RUNS_GRPC_ADDR,
+  evaluator: config.EVALUATOR_ENABLED
+    ? { environment: { ...process.env, SENTINEL_BIN: config.SENTINEL_BIN }, command: evaluatorCommand }
+    : undefined,
 }).catch((err: unknown) => {
   // A bad variable read by a service (e.g. storage limits) is a configuration error like the rest.
   if (err instanceof ConfigError) {
@@ -50,7 +62,11 @@ const system = await startSystem({
 process.stdout.write(
   `\nPolicyHub is running\n  base URL:          ${config.PUBLIC_URL ?? system.baseUrl}/api/v2\n  site-admin token:  ${system.siteAdminToken}\n` +
     `  runs gRPC (for evaluators, RUNS_ADDR): ${system.services.runs?.address ?? 'n/a'}\n` +
-    `  evaluator token (EVALUATOR_TOKEN):    in ${config.DATA_DIR}/evaluator-token\n\n`,
+    `  evaluator token (EVALUATOR_TOKEN):    in ${config.DATA_DIR}/evaluator-token\n` +
+    `  policy engines:    ${
+      system.evaluatorEngines?.join('\n                     ') ??
+      'built-in evaluator off (EVALUATOR_ENABLED=false)'
+    }\n\n`,
 );
 
 let stopping = false;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startAdminOrgs } from '@policyhub/admin-orgs';
 import { startPolicySets } from '@policyhub/policy-sets';
-import { startRuns } from '@policyhub/runs';
+import { describeEngines, detectEngines, EvaluatorWorker, startRuns } from '@policyhub/runs';
 import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
 import { loadConfig } from '@policyhub/config';
 import { createTransport, type EventTransport, InProcessTransport } from '@policyhub/events';
@@ -31,8 +31,23 @@ export interface SystemOptions {
   /** Where the runs service's internal gRPC API (executors, `npm run evaluator`) listens; default a free loopback port. */
   runsGrpcAddress?: string | undefined;
   logLevel?: string;
+  /**
+   * The built-in evaluator: an in-process worker against the runs service (docs/policy-evaluation.md).
+   * `npm start` turns it on unless EVALUATOR_ENABLED=false; absent here means none.
+   */
+  evaluator?: EmbeddedEvaluatorOptions | undefined;
   /** Where every service writes its log lines (default stdout); tests pass a stream to read them. */
   logDestination?: Parameters<typeof createLogger>[2];
+}
+
+export interface EmbeddedEvaluatorOptions {
+  /** Environment the engines are looked up in (SENTINEL_BIN, PATH); default process.env. */
+  environment?: Record<string, string | undefined>;
+  /** A generic engine command (EVALUATOR_COMMAND) for checks of every kind. */
+  command?: string[] | undefined;
+  pollIntervalMs?: number;
+  leaseSeconds?: number;
+  timeoutMs?: number;
 }
 
 export interface RunningSystem {
@@ -45,6 +60,8 @@ export interface RunningSystem {
   app: FastifyInstance;
   transport: EventTransport;
   logger: Logger;
+  /** The engines the built-in evaluator found (one line per kind); undefined when it is off. */
+  evaluatorEngines: string[] | undefined;
   close(): Promise<void>;
 }
 
@@ -139,6 +156,28 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     started.push(runs);
     services.runs = runs;
 
+    // The built-in evaluator claims checks from the runs service like any external worker.
+    let evaluatorEngines: string[] | undefined;
+    if (options.evaluator) {
+      const engines = await detectEngines(
+        options.evaluator.environment ?? process.env,
+        options.evaluator.command,
+      );
+      const worker = new EvaluatorWorker({
+        token: workerTokens.evaluator,
+        runsAddress: runs.address,
+        engines,
+        evaluatorId: `embedded-${process.pid}`,
+        pollIntervalMs: options.evaluator.pollIntervalMs ?? 500,
+        leaseSeconds: options.evaluator.leaseSeconds ?? 300,
+        timeoutMs: options.evaluator.timeoutMs ?? 600_000,
+        logger: serviceLogger('evaluator'),
+      });
+      worker.start();
+      started.push({ close: () => worker.stop() });
+      evaluatorEngines = describeEngines(engines);
+    }
+
     // Every consumer is subscribed now: open the in-process bus and deliver whatever outbox rows
     // (from this start or an earlier, interrupted run) are waiting.
     if (transport instanceof InProcessTransport) transport.open();
@@ -184,6 +223,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       app,
       transport,
       logger,
+      evaluatorEngines,
       async close() {
         await app.close();
         clients.close();

@@ -1,5 +1,6 @@
 import { contracts } from '@policyhub/contracts';
 import { createClient, workerCredential } from '@policyhub/grpc-runtime';
+import { waitFor } from '@policyhub/testing';
 import { expect } from 'vitest';
 import type { ApiClient } from './api.js';
 import { createPolicy, createPolicySet, createWorkspace } from './fixtures.js';
@@ -107,4 +108,80 @@ export async function claimCheck(internal: InternalRunsApi, checkId: string, lea
     if (res.lease!.policyCheckId === checkId) return res.lease!;
   }
   throw new Error(`policy check ${checkId} was not claimable`);
+}
+
+/**
+ * Reports a plan of any size through the executor's client stream (ReportPlanFinishedStream):
+ * a unary ReportPlanFinished is capped at 8 MiB like every gRPC message.
+ */
+export function reportPlanStreamed(internal: InternalRunsApi, runId: string, plan: Buffer) {
+  return new Promise<{ policyCheckIds: string[]; status: string }>((resolve, reject) => {
+    const call = internal.executor.raw.ReportPlanFinishedStream((err, res) =>
+      err ? reject(err) : resolve(res!.run!),
+    );
+    call.write({ runId });
+    for (let offset = 0; offset < plan.length; offset += 1024 * 1024) {
+      call.write({ data: plan.subarray(offset, offset + 1024 * 1024) });
+    }
+    call.end();
+  });
+}
+
+/** A plan JSON over `minBytes`: the resources are padded with a large attribute. */
+export function largePlanJson(resourceTypes: string[], minBytes: number): Buffer {
+  const padding = 'x'.repeat(64 * 1024);
+  const count = Math.ceil(minBytes / padding.length) + 1;
+  return Buffer.from(
+    JSON.stringify({
+      format_version: '1.2',
+      terraform_version: '1.9.5',
+      resource_changes: [
+        ...resourceTypes.map((type, i) => ({
+          address: `${type}.r${i}`,
+          mode: 'managed',
+          type,
+          name: `r${i}`,
+          change: { actions: ['create'], before: null, after: {} },
+        })),
+        ...Array.from({ length: count }, (_, i) => ({
+          address: `terraform_data.pad${i}`,
+          mode: 'managed',
+          type: 'terraform_data',
+          name: `pad${i}`,
+          change: { actions: ['no-op'], before: { input: padding }, after: { input: padding } },
+        })),
+      ],
+    }),
+  );
+}
+
+/**
+ * A workspace covered by a versioned set whose current version is this tar.gz (uploaded through
+ * its upload URL, as a client does); `policiesPath` is set on the set when given (see the
+ * caller's note: the API takes policies-path only with a VCS repository).
+ */
+export async function archivedWorkspace(
+  api: ApiClient,
+  org: string,
+  archive: Buffer,
+  options: { policiesPath?: string; setPoliciesPath?: (setId: string, path: string) => Promise<void> } = {},
+) {
+  const workspace = await createWorkspace(api, org);
+  const set = await createPolicySet(api, org, {}, { workspaces: [workspace.id] });
+  const version = await api.post(`/policy-sets/${set.id}/versions`);
+  expect(version.status, version.text).toBe(201);
+  const put = await fetch(version.body.data.links.upload as string, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: new Uint8Array(archive),
+  });
+  expect(put.status, await put.text()).toBeLessThan(300);
+  await waitFor(
+    async () =>
+      (await api.get(`/policy-set-versions/${version.body.data.id}`)).body.data.attributes.status === 'ready',
+    20_000,
+    50,
+  );
+  if (options.policiesPath !== undefined) await options.setPoliciesPath!(set.id, options.policiesPath);
+  return { workspace, set };
 }

@@ -46,24 +46,29 @@ export function readApplyResult(stdout: string, layout: SetLayout): SetOutcome[]
     const error = doc.error ? `: ${describeError(doc.error)}` : '';
     throw new Error(`sentinel apply reported no policy results${error}`);
   }
-  return entries.map((raw) => {
-    const entry = (isObject(raw) ? raw : {}) as SentinelPolicyResult;
-    const reported = typeof entry.policy === 'string' ? entry.policy : '';
-    const policy = matchPolicy(reported, layout.policies);
-    const error = entry.error ?? entry.trace?.error ?? null;
-    const lines: string[] = [];
-    if (error) lines.push(`ERROR - ${describeError(error)}`);
-    const printed = typeof entry.trace?.print === 'string' ? entry.trace.print.trimEnd() : '';
-    if (printed) lines.push(...printed.split('\n'));
-    lines.push(...ruleLines(entry.trace?.rules));
-    return {
-      policyName: policy?.name ?? (reported || '(unnamed)'),
-      passed: entry.result === true && !error,
-      enforcementLevel: policy?.enforcementLevel ?? '',
-      file: policy?.file ?? basename(reported || '(unnamed)'),
-      lines,
-    };
-  });
+  const order = new Map(layout.policies.map((p, i) => [p.name, i]));
+  const rank = (o: SetOutcome) => order.get(o.policyName) ?? layout.policies.length;
+  // In the configuration's order (the set's order for individual policies), unknown ones last.
+  return entries
+    .map((raw): SetOutcome => {
+      const entry = (isObject(raw) ? raw : {}) as SentinelPolicyResult;
+      const reported = typeof entry.policy === 'string' ? entry.policy : '';
+      const policy = matchPolicy(reported, layout.policies);
+      const error = entry.error ?? entry.trace?.error ?? null;
+      const lines: string[] = [];
+      if (error) lines.push(`ERROR - ${describeError(error)}`);
+      const printed = typeof entry.trace?.print === 'string' ? entry.trace.print.trimEnd() : '';
+      if (printed) lines.push(...printed.split('\n'));
+      lines.push(...ruleLines(entry.trace?.rules));
+      return {
+        policyName: policy?.name ?? (reported || '(unnamed)'),
+        passed: entry.result === true && !error,
+        enforcementLevel: policy?.enforcementLevel ?? '',
+        file: policy?.file ?? basename(reported || '(unnamed)'),
+        lines,
+      };
+    })
+    .sort((a, b) => rank(a) - rank(b));
 }
 
 const stripDot = (p: string) => p.replace(/^\.\//, '');
