@@ -5,6 +5,17 @@
 # SERVICE is one of: gateway, admin-orgs, policy-sets, runs, storage. The evaluator worker runs from the
 # `runs` image with the command
 # `node --import @policyhub/telemetry/register services/runs/dist/evaluator/main.js`.
+#
+# The evaluator's kind_a engine is HashiCorp's Sentinel CLI. Build the runs image with a pinned official
+# release and its SHA-256 (from the release's SHA256SUMS file) to install it on PATH:
+#
+#   docker build --build-arg SERVICE=runs \
+#     --build-arg SENTINEL_VERSION=<x.y.z> --build-arg SENTINEL_SHA256=<sha256 of the linux zip> \
+#     -t policyhub/runs .
+#
+# The download needs the internet: this repository's CI cannot fetch it (no internet there), so it builds
+# without SENTINEL_VERSION, and such an image evaluates no kind_a check (each ends `errored` saying how to
+# install Sentinel). docs/policy-evaluation.md has the details.
 ARG NODE_IMAGE=node:22-bookworm-slim
 
 # --- manifests: every workspace's package.json, nothing else. The dependency stages below start from
@@ -58,6 +69,24 @@ FROM base AS prod-deps
 ARG SERVICE
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --workspace="@policyhub/${SERVICE}"
 
+# --- sentinel: the official Sentinel CLI, only when SENTINEL_VERSION is given; the zip is checked against
+# SENTINEL_SHA256 before anything is unpacked. Without SENTINEL_VERSION this stage is an empty directory.
+FROM ${NODE_IMAGE} AS sentinel
+ARG SENTINEL_VERSION=""
+ARG SENTINEL_SHA256=""
+ARG TARGETARCH=amd64
+RUN mkdir -p /sentinel \
+ && if [ -n "${SENTINEL_VERSION}" ]; then \
+      if [ -z "${SENTINEL_SHA256}" ]; then echo "SENTINEL_SHA256 is required with SENTINEL_VERSION" >&2; exit 1; fi; \
+      apt-get update && apt-get install -y --no-install-recommends ca-certificates curl unzip \
+      && curl -fsSLo /tmp/sentinel.zip \
+           "https://releases.hashicorp.com/sentinel/${SENTINEL_VERSION}/sentinel_${SENTINEL_VERSION}_linux_${TARGETARCH}.zip" \
+      && echo "${SENTINEL_SHA256}  /tmp/sentinel.zip" | sha256sum -c - \
+      && unzip -j /tmp/sentinel.zip sentinel -d /sentinel \
+      && chmod 0755 /sentinel/sentinel \
+      && /sentinel/sentinel version; \
+    fi
+
 # --- runtime
 FROM ${NODE_IMAGE} AS runtime
 ARG SERVICE
@@ -74,6 +103,9 @@ WORKDIR /app
 # Owned by root and not writable by the service user: the process cannot modify its own code.
 COPY --from=prod-deps /app/ ./
 COPY --from=build /out/ ./
+# The Sentinel CLI when the image was built with SENTINEL_VERSION (nothing otherwise): on PATH, where the
+# evaluator looks for it.
+COPY --from=sentinel /sentinel/ /usr/local/bin/
 # The `node` user of the official image, numeric so Kubernetes can verify runAsNonRoot.
 USER 1000:1000
 # gateway: HTTP on PORT (also /healthz, /readyz, /metrics); services: gRPC on GRPC_PORT, ops on OPS_PORT.
