@@ -308,11 +308,18 @@ export class EvaluatorWorker {
       const how = run.signal ? `was killed by ${run.signal}` : `exited with status ${run.exitCode}`;
       return { error: `the engine ${how}`, report: `Policy check errored: the engine ${how}.${stderr}` };
     }
+    let result: EngineResult;
     try {
-      return { result: parseEngineResult(run.stdout) };
+      result = parseEngineResult(run.stdout);
     } catch (err) {
       return { error: describe(err), report: `Policy check errored: ${describe(err)}${stderr}` };
     }
+    // Archive policies' levels are the configuration's (runs uses them too); show them in the report.
+    for (const o of result.outcomes) {
+      const declared = files.archives.get(o.policySetId)?.declared?.find((p) => p.name === o.policyName);
+      if (declared) o.enforcementLevel = declared.enforcementLevel;
+    }
+    return { result };
   }
 
   /** Extends the lease every third of its length; aborts `lost` when runs says it is gone. */
