@@ -9,7 +9,7 @@ import { ApiClient } from './support/api.js';
 import { createOrganization } from './support/fixtures.js';
 import { createRun, guardedWorkspace, planJson } from './support/runs.js';
 import { contracts } from '@policyhub/contracts';
-import { createClient } from '@policyhub/grpc-runtime';
+import { createClient, workerCredential } from '@policyhub/grpc-runtime';
 
 /*
  * The system as `npm start` runs it, with its built-in evaluator (an in-process worker). The
@@ -48,7 +48,11 @@ async function start(path: string) {
     client: (token: string) => new ApiClient(system!.baseUrl, token),
   };
   const org = await createOrganization(t, 'embedded');
-  const executor = createClient(contracts().policyhub.runs.v1.RunExecutor, system.services.runs!.address);
+  const executor = createClient(
+    contracts().policyhub.runs.v1.RunExecutor,
+    system.services.runs!.address,
+    workerCredential(system.workerTokens.executor),
+  );
   /** A planned run on a workspace guarded by one hard-mandatory policy; the decided check. */
   const verdict = async (resourceTypes: string[]) => {
     const { workspace } = await guardedWorkspace(org.owner.api, org.name, [
@@ -109,7 +113,7 @@ describe('npm start: the built-in evaluator', () => {
       `kind_a: Sentinel CLI ${join(STANDIN_DIR, 'sentinel')} (Sentinel v0.0.0-policyhub-standin)`,
     );
     const failing = await verdict(['aws_s3_bucket']);
-    expect(failing.check.attributes.status).toBe('hard_failed');
+    expect(failing.check.attributes.status, failing.output).toBe('hard_failed');
     expect(failing.output).toContain('1 policies evaluated.');
     expect(failing.runStatus).toBe('errored');
   });

@@ -112,6 +112,7 @@ describe('kind_a with the Sentinel CLI (stand-in)', () => {
     standinLog = join(dir, 'standin.log');
     worker = startEvaluatorWorker({
       RUNS_ADDR: internal.address,
+      EVALUATOR_TOKEN: internal.evaluatorToken,
       SENTINEL_BIN: SENTINEL_STANDIN,
       EVALUATOR_COMMAND: '',
       STANDIN_LOG: standinLog,
@@ -212,6 +213,8 @@ mock "tfplan/v2" {
           'import "tfplan/v2" as tfplan\nimport "plan-helpers"\n\nparam forbidden_types default []\n\nmain = rule { true }\n',
       },
       { name: 'policies/restrict-eip.sentinel', content: forbidding('aws_eip') },
+      // A mock left from local testing: the evaluator must replace it with the run's own plan.
+      { name: 'testdata/stale-mock.sentinel', content: 'resource_changes = {}\n' },
     ]);
     const { workspace, set } = await archivedWorkspace(org.owner.api, org.name, archive);
     const soft = await plannedRun(workspace.id, ['aws_iam_user']);
@@ -236,7 +239,11 @@ mock "tfplan/v2" {
     timeout: 60_000,
   }, async () => {
     const archive = await tarGzOf([
-      { name: 'sentinel.hcl', content: 'policy "decoy" {\n  enforcement_level = "hard-mandatory"\n}\n' },
+      {
+        name: 'sentinel.hcl',
+        content:
+          'policy "decoy" {\n  source = "./decoy.sentinel"\n  enforcement_level = "hard-mandatory"\n}\n',
+      },
       { name: 'decoy.sentinel', content: forbidding('aws_instance') },
       {
         name: 'policies/prod/sentinel.hcl',
@@ -313,6 +320,7 @@ describe('no engine installed', () => {
   }, async () => {
     const worker = startEvaluatorWorker({
       RUNS_ADDR: internal.address,
+      EVALUATOR_TOKEN: internal.evaluatorToken,
       EVALUATOR_COMMAND: '',
       SENTINEL_BIN: '',
       PATH: dir, // no `sentinel` there
@@ -349,6 +357,7 @@ describe('the generic engine command (EVALUATOR_COMMAND) on archive sets', () =>
   const engine = (env: Record<string, string> = {}) =>
     startEvaluatorWorker({
       RUNS_ADDR: internal.address,
+      EVALUATOR_TOKEN: internal.evaluatorToken,
       EVALUATOR_COMMAND: JSON.stringify([process.execPath, FORBIDDEN_TYPES_ENGINE]),
       ...env,
     });

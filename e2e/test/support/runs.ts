@@ -116,7 +116,7 @@ export async function claimCheck(internal: InternalRunsApi, checkId: string, lea
  */
 export function reportPlanStreamed(internal: InternalRunsApi, runId: string, plan: Buffer) {
   return new Promise<{ policyCheckIds: string[]; status: string }>((resolve, reject) => {
-    const call = internal.executor.raw.ReportPlanFinishedStream((err, res) =>
+    const call = internal.executor.raw.ReportPlanFinishedStream(internal.executor.metadata(), (err, res) =>
       err ? reject(err) : resolve(res!.run!),
     );
     call.write({ runId });

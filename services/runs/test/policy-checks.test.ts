@@ -86,20 +86,26 @@ describe('runs service: policy checks and the evaluator protocol', () => {
     // The plan comes by reference; its bytes stream through ReadPolicyCheckObject for the lease holder.
     expect(input.plan).toMatchObject({ key: `acme/runs/${runId}/plan.json` });
     const chunks: Buffer[] = [];
-    const read = h.evaluator.raw.ReadPolicyCheckObject({
-      policyCheckId: checkId,
-      leaseToken: lease.leaseToken,
-      key: input.plan!.key,
-    });
+    const read = h.evaluator.raw.ReadPolicyCheckObject(
+      {
+        policyCheckId: checkId,
+        leaseToken: lease.leaseToken,
+        key: input.plan!.key,
+      },
+      h.evaluator.metadata(),
+    );
     for await (const chunk of read as AsyncIterable<{ data: Buffer }>) chunks.push(chunk.data);
     const bytes = Buffer.concat(chunks);
     expect(bytes.length).toBe(Number(input.plan!.sizeBytes));
     expect(JSON.parse(bytes.toString()).resource_changes[0].type).toBe('aws_s3_bucket');
-    const other = h.evaluator.raw.ReadPolicyCheckObject({
-      policyCheckId: checkId,
-      leaseToken: lease.leaseToken,
-      key: 'acme/policy-sets/polset-x/versions/other.tar.gz',
-    });
+    const other = h.evaluator.raw.ReadPolicyCheckObject(
+      {
+        policyCheckId: checkId,
+        leaseToken: lease.leaseToken,
+        key: 'acme/policy-sets/polset-x/versions/other.tar.gz',
+      },
+      h.evaluator.metadata(),
+    );
     const refused = await (async () => {
       try {
         for await (const _ of other as AsyncIterable<unknown>) {

@@ -16,18 +16,14 @@ export function grpcObjectStore(
   return {
     put(key, bytes, contentType) {
       return new Promise<void>((resolve, reject) => {
-        const call = client.raw.PutObject(
-          client.metadata(),
-          deadline({ deadlineMs: 60_000 }),
-          (err) => {
-            if (!err) return resolve();
-            try {
-              dependencyFailure('storage', err);
-            } catch (mapped) {
-              reject(mapped);
-            }
-          },
-        );
+        const call = client.raw.PutObject(client.metadata(), deadline({ deadlineMs: 60_000 }), (err) => {
+          if (!err) return resolve();
+          try {
+            dependencyFailure('storage', err);
+          } catch (mapped) {
+            reject(mapped);
+          }
+        });
         call.write({ header: { key, contentType } });
         for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES) {
           call.write({ data: bytes.subarray(offset, offset + CHUNK_BYTES) });
@@ -39,11 +35,7 @@ export function grpcObjectStore(
     get(key) {
       return new Promise<Buffer | undefined>((resolve, reject) => {
         const chunks: Buffer[] = [];
-        const call = client.raw.GetObject(
-          { key },
-          client.metadata(),
-          deadline({ deadlineMs: 60_000 }),
-        );
+        const call = client.raw.GetObject({ key }, client.metadata(), deadline({ deadlineMs: 60_000 }));
         call.on('data', (chunk: { data: Buffer }) => chunks.push(chunk.data));
         call.on('end', () => resolve(Buffer.concat(chunks)));
         call.on('error', (err) => {
@@ -68,11 +60,7 @@ export function grpcObjectStore(
     },
 
     async *open(key) {
-      const call = client.raw.GetObject(
-        { key },
-        client.metadata(),
-        deadline({ deadlineMs: 10 * 60_000 }),
-      );
+      const call = client.raw.GetObject({ key }, client.metadata(), deadline({ deadlineMs: 10 * 60_000 }));
       try {
         for await (const chunk of call as AsyncIterable<{ data: Buffer }>) yield chunk.data;
       } catch (err) {
