@@ -5,6 +5,9 @@ import { parseSigningKeys } from '@policyhub/grpc-runtime';
 export const gatewayConfigShape = {
   PORT: env.port(8080),
   HOST: z.string().default('0.0.0.0'),
+  /** The ops listener (/healthz, /readyz, /metrics); off the public port, on loopback by default. */
+  OPS_PORT: env.port(9464),
+  OPS_HOST: z.string().default('127.0.0.1'),
   ADMIN_ORGS_ADDR: env.address('127.0.0.1:50051'),
   POLICY_SETS_ADDR: env.address('127.0.0.1:50052'),
   RUNS_ADDR: env.address('127.0.0.1:50053'),
@@ -13,6 +16,9 @@ export const gatewayConfigShape = {
   REDIS_URL: env.optionalUrl(),
   /** Requests per second per token (anonymous: per client address); 0 disables the limit. */
   RATE_LIMIT_PER_SECOND: env.int(30),
+  /** Failed authentications per client address and window before unknown tokens get 429; 0 off. */
+  AUTH_FAILURE_LIMIT: env.int(20),
+  AUTH_FAILURE_WINDOW_SECONDS: env.int(60, 1),
   LOG_LEVEL: env.logLevel(),
   REQUEST_BODY_LIMIT: env.int(1024 * 1024, 1024),
   /** Shared HMAC keys of internal calls (`<id>:<secret>,…`; the first signs). docs/security.md */

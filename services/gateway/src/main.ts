@@ -1,6 +1,6 @@
 import { loadConfig } from '@policyhub/config';
 import { InternalAuth } from '@policyhub/grpc-runtime';
-import { createLogger, shutdownTracing } from '@policyhub/telemetry';
+import { createLogger, shutdownTracing, startOpsServer } from '@policyhub/telemetry';
 import { buildApp } from './app.js';
 import { createClients } from './clients/index.js';
 import { gatewayConfigShape } from './config.js';
@@ -23,24 +23,34 @@ const clients = createClients(
   },
   new InternalAuth({ keys: config.INTERNAL_SIGNING_KEYS, service: 'gateway' }).credential,
 );
-const stores = createEdgeStores({
-  redisUrl: config.REDIS_URL,
-  rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
-  logger,
-});
+const stores = createEdgeStores({ redisUrl: config.REDIS_URL, logger });
 const app = await buildApp({
   clients,
   logger,
   publicUrl: config.PUBLIC_URL,
   bodyLimit: config.REQUEST_BODY_LIMIT,
   principalCache: stores.principalCache,
-  rateLimiter: stores.rateLimiter,
+  rateLimits: {
+    requestsPerWindow: config.RATE_LIMIT_PER_SECOND,
+    authFailures: config.AUTH_FAILURE_LIMIT,
+    authFailureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
+    redis: stores.redis,
+  },
 });
 await app.listen({ port: config.PORT, host: config.HOST });
-logger.info({ port: config.PORT }, 'gateway listening');
+let stopping = false;
+// Health, readiness and metrics on their own listener, never on the public port.
+const ops = await startOpsServer({
+  port: config.OPS_PORT,
+  host: config.OPS_HOST,
+  isReady: async () => !stopping,
+});
+logger.info({ port: config.PORT, opsPort: config.OPS_PORT }, 'gateway listening');
 
 const stop = async () => {
   logger.info('shutting down');
+  stopping = true;
+  ops.close();
   await app.close();
   clients.close();
   await stores.close();

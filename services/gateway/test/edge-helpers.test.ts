@@ -25,7 +25,8 @@ describe('the /api/v2 prefix rule', () => {
     ['/admin/organizations?q=a', '/api/v2/admin/organizations?q=a'],
     ['/api/v2', '/api/v2'],
     ['/api/v2x/ping', '/api/v2/api/v2x/ping'],
-    ['/healthz', '/healthz'],
+    // Health and metrics are not on this port (ops listener): no path is kept at the root.
+    ['/metrics', '/api/v2/metrics'],
   ])('%s is served as %s', (input, expected) => {
     expect(normaliseUrl(input)).toBe(expected);
   });

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { unauthenticated } from '@policyhub/errors';
 import { createLogger } from '@policyhub/telemetry';
 import { waitFor } from '@policyhub/testing';
@@ -5,10 +7,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import type { PrincipalCache } from '../src/auth/principal-cache.js';
 import type { Clients } from '../src/clients/index.js';
-import { MemoryRateLimiter } from '../src/rate-limit/memory-rate-limiter.js';
-import type { RateLimiter } from '../src/rate-limit/rate-limiter.js';
-import { RedisRateLimiter } from '../src/rate-limit/redis-rate-limiter.js';
+import type { RateLimitOptions } from '../src/plugins/rate-limit.js';
+import { createRedis } from '../src/redis/create-redis.js';
 import { connectRedis, isolatedPrefix, SKIP_REDIS } from './support/redis.js';
 
 const RATE_LIMITED = {
@@ -17,130 +19,49 @@ const RATE_LIMITED = {
 const logger = createLogger('gateway-test', 'silent');
 /** Long enough that a test can never straddle two windows, so counts alone decide. */
 const WINDOW_MS = 60_000;
+const VALID_TOKEN = 'ph.the-one-token-admin-orgs-knows';
+const USER = {
+  id: 'user-1',
+  username: 'alice',
+  email: 'alice@example.com',
+  isSiteAdmin: false,
+  createdAt: '',
+};
 
-describe('the in-memory rate limiter', () => {
-  it('allows the limit within a window, refuses the next request, and counts down what remains', async () => {
-    const limiter = new MemoryRateLimiter({ limit: 3, windowMs: WINDOW_MS });
-    const decisions = [];
-    for (let i = 0; i < 4; i++) decisions.push(await limiter.consume('token:a'));
-    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
-      [true, 2],
-      [true, 1],
-      [true, 0],
-      [false, 0],
-    ]);
-    expect(decisions.every((d) => d.limit === 3 && d.resetMs > 0 && d.resetMs <= WINDOW_MS)).toBe(true);
-  });
-
-  it('keeps one budget per key', async () => {
-    const limiter = new MemoryRateLimiter({ limit: 1, windowMs: WINDOW_MS });
-    expect((await limiter.consume('token:a')).allowed).toBe(true);
-    expect((await limiter.consume('token:a')).allowed).toBe(false);
-    expect((await limiter.consume('token:b')).allowed).toBe(true);
-    expect((await limiter.consume('ip:127.0.0.1')).allowed).toBe(true);
-  });
-
-  it('gives the whole budget back when the window ends', async () => {
-    let now = 1_000_000;
-    const limiter = new MemoryRateLimiter({ limit: 2, windowMs: 1_000, now: () => now });
-    await limiter.consume('k');
-    await limiter.consume('k');
-    expect((await limiter.consume('k')).allowed).toBe(false);
-    now += 999;
-    const late = await limiter.consume('k');
-    expect([late.allowed, late.resetMs]).toEqual([false, 1]);
-    now += 1;
-    expect(await limiter.consume('k')).toEqual({ allowed: true, limit: 2, remaining: 1, resetMs: 1_000 });
-  });
-
-  it('rejects a limit that is not a positive integer', () => {
-    expect(() => new MemoryRateLimiter({ limit: 0 })).toThrow(/positive integer/);
-    expect(() => new MemoryRateLimiter({ limit: 2.5 })).toThrow(/positive integer/);
-  });
-});
-
-describe.skipIf(SKIP_REDIS)('the Redis rate limiter', () => {
-  let redis: Redis;
-  const keys = isolatedPrefix();
-  beforeAll(() => {
-    redis = connectRedis();
-  });
-  afterAll(async () => {
-    await keys.clean(redis);
-    await redis.quit();
-  });
-
-  it('allows the limit within a window and refuses the next request', async () => {
-    const limiter = new RedisRateLimiter(redis, { limit: 3, windowMs: WINDOW_MS, keyPrefix: keys.prefix });
-    const allowed = [];
-    for (let i = 0; i < 4; i++) allowed.push((await limiter.consume('token:a')).allowed);
-    expect(allowed).toEqual([true, true, true, false]);
-    const refused = await limiter.consume('token:a');
-    expect(refused).toMatchObject({ allowed: false, limit: 3, remaining: 0 });
-    expect(refused.resetMs).toBeGreaterThan(0);
-    expect(refused.resetMs).toBeLessThanOrEqual(WINDOW_MS);
-  });
-
-  it('keeps one budget per key', async () => {
-    const limiter = new RedisRateLimiter(redis, { limit: 1, windowMs: WINDOW_MS, keyPrefix: keys.prefix });
-    expect((await limiter.consume('token:b')).allowed).toBe(true);
-    expect((await limiter.consume('token:b')).allowed).toBe(false);
-    expect((await limiter.consume('token:c')).allowed).toBe(true);
-  });
-
-  it('shares one budget between gateway replicas', async () => {
-    const other = connectRedis();
-    try {
-      const a = new RedisRateLimiter(redis, { limit: 2, windowMs: WINDOW_MS, keyPrefix: keys.prefix });
-      const b = new RedisRateLimiter(other, { limit: 2, windowMs: WINDOW_MS, keyPrefix: keys.prefix });
-      expect((await a.consume('token:shared')).allowed).toBe(true);
-      expect((await b.consume('token:shared')).allowed).toBe(true);
-      expect((await a.consume('token:shared')).allowed).toBe(false);
-      expect((await b.consume('token:shared')).allowed).toBe(false);
-    } finally {
-      await other.quit();
-    }
-  });
-
-  it('stores counters only for the length of their window', async () => {
-    const limiter = new RedisRateLimiter(redis, { limit: 1, windowMs: WINDOW_MS, keyPrefix: keys.prefix });
-    await limiter.consume('token:ttl');
-    const ttl = await redis.pttl(`${keys.prefix}rate:token:ttl`);
-    expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(WINDOW_MS);
-  });
-
-  it('gives the whole budget back once the window has expired', async () => {
-    const limiter = new RedisRateLimiter(redis, { limit: 1, windowMs: 200, keyPrefix: keys.prefix });
-    expect((await limiter.consume('token:expiring')).allowed).toBe(true);
-    expect((await limiter.consume('token:expiring')).allowed).toBe(false);
-    await waitFor(async () => (await redis.exists(`${keys.prefix}rate:token:expiring`)) === 0);
-    expect(await limiter.consume('token:expiring')).toMatchObject({ allowed: true, remaining: 0 });
-  });
-});
-
-/** The gateway with nothing behind it but a stub identity service that rejects every token. */
-async function gatewayWith(rateLimiter: RateLimiter | undefined) {
+/**
+ * The gateway with nothing behind it but a stub identity service (no admin-orgs runs in these
+ * unit tests): it knows VALID_TOKEN and rejects every other token, counting each lookup.
+ */
+async function gatewayWith(
+  rateLimits: RateLimitOptions | undefined,
+  log = logger,
+  principalCache?: PrincipalCache,
+) {
   const authentications = { count: 0 };
   const clients = {
     identity: {
-      Authenticate: async () => {
+      Authenticate: async ({ token }: { token: string }) => {
         authentications.count += 1;
-        throw unauthenticated();
+        if (token !== VALID_TOKEN) throw unauthenticated();
+        return { userId: USER.id, username: USER.username, isSiteAdmin: false, memberships: [] };
       },
+      GetAccountDetails: async () => USER,
     },
   } as unknown as Clients;
-  const app = await buildApp({ clients, logger, rateLimiter });
+  const app = await buildApp({
+    clients,
+    logger: log,
+    rateLimits,
+    ...(principalCache ? { principalCache } : {}),
+  });
   return { app, authentications };
 }
 
-const limiters: Array<[string, (limit: number) => RateLimiter, boolean]> = [
-  ['in memory', (limit) => new MemoryRateLimiter({ limit, windowMs: WINDOW_MS }), false],
-  [
-    'in Redis',
-    (limit) => new RedisRateLimiter(sharedRedis!, { limit, windowMs: WINDOW_MS, keyPrefix: httpKeys.prefix }),
-    SKIP_REDIS,
-  ],
+type Limits = Omit<RateLimitOptions, 'redis' | 'keyPrefix'>;
+/** Each store the gateway can keep its counters in: this process's memory, or a shared Redis. */
+const stores: Array<[string, (limits: Limits) => RateLimitOptions, boolean]> = [
+  ['in memory', (limits) => limits, false],
+  ['in Redis', (limits) => ({ ...limits, redis: sharedRedis!, keyPrefix: httpKeys.prefix }), SKIP_REDIS],
 ];
 let sharedRedis: Redis | undefined;
 const httpKeys = isolatedPrefix();
@@ -153,17 +74,34 @@ afterAll(async () => {
   await sharedRedis.quit();
 });
 
-describe.each(limiters)('rate limiting at the HTTP edge, %s', (_name, makeLimiter, skip) => {
-  let app: FastifyInstance | undefined;
+const requestBudget = (limit: number, windowMs = WINDOW_MS): Limits => ({
+  requestsPerWindow: limit,
+  windowMs,
+  authFailures: 0,
+});
+const failureBudget = (failures: number, windowMs = WINDOW_MS): Limits => ({
+  requestsPerWindow: 0,
+  authFailures: failures,
+  authFailureWindowMs: windowMs,
+});
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe.each(stores)('the request budget at the HTTP edge, %s', (_name, limitsIn, skip) => {
+  let apps: FastifyInstance[] = [];
+  const start = async (limits: Limits) => {
+    const gateway = await gatewayWith(limitsIn(limits));
+    apps.push(gateway.app);
+    return gateway;
+  };
   afterEach(async () => {
-    await app?.close();
-    app = undefined;
+    await Promise.all(apps.map((a) => a.close()));
+    apps = [];
   });
 
   it.skipIf(skip)('answers the 31st request of a token inside one window with upstream’s 429', async () => {
-    ({ app } = await gatewayWith(makeLimiter(30)));
+    const { app } = await start(requestBudget(30));
     const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
-    const ping = () => fetch(`${baseUrl}/api/v2/ping`, { headers: { authorization: 'Bearer token-31st' } });
+    const ping = () => fetch(`${baseUrl}/api/v2/ping`, { headers: bearer('token-31st') });
 
     for (let i = 1; i <= 30; i++) {
       const res = await ping();
@@ -175,38 +113,44 @@ describe.each(limiters)('rate limiting at the HTTP edge, %s', (_name, makeLimite
     expect(limited.status).toBe(429);
     expect(limited.headers.get('content-type')).toContain('application/vnd.api+json');
     expect(limited.headers.get('x-ratelimit-limit')).toBe('30');
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+    // go-tfe waits this many seconds (parsed as a float) before it retries.
     const reset = Number(limited.headers.get('x-ratelimit-reset'));
     expect(reset).toBeGreaterThan(0);
     expect(reset).toBeLessThanOrEqual(WINDOW_MS / 1000);
+    expect(limited.headers.get('retry-after')).toBe(limited.headers.get('x-ratelimit-reset'));
     expect(await limited.json()).toEqual(RATE_LIMITED);
   });
 
   it.skipIf(skip)('meters each token on its own, and anonymous callers by address', async () => {
-    ({ app } = await gatewayWith(makeLimiter(2)));
+    const { app } = await start(requestBudget(2));
     const ping = (headers: Record<string, string>, remoteAddress = '10.0.0.1') =>
-      app!.inject({ method: 'GET', url: '/api/v2/ping', headers, remoteAddress });
+      app.inject({ method: 'GET', url: '/api/v2/ping', headers, remoteAddress });
     const statuses = async (headers: Record<string, string>, remoteAddress?: string) => [
       (await ping(headers, remoteAddress)).statusCode,
       (await ping(headers, remoteAddress)).statusCode,
       (await ping(headers, remoteAddress)).statusCode,
     ];
-    expect(await statuses({ authorization: 'Bearer token-one' })).toEqual([204, 204, 429]);
-    expect(await statuses({ authorization: 'Bearer token-two' })).toEqual([204, 204, 429]);
+    expect(await statuses(bearer('token-one'))).toEqual([204, 204, 429]);
+    expect(await statuses(bearer('token-two'))).toEqual([204, 204, 429]);
     expect(await statuses({}, '10.0.0.1')).toEqual([204, 204, 429]);
     expect(await statuses({}, '10.0.0.2')).toEqual([204, 204, 429]);
     // The same token from another address is still the same caller.
-    expect((await ping({ authorization: 'Bearer token-one' }, '10.0.0.9')).statusCode).toBe(429);
+    expect((await ping(bearer('token-one'), '10.0.0.9')).statusCode).toBe(429);
+    // One IPv6 host usually holds a whole /64: its addresses share one anonymous budget.
+    expect(await statuses({}, '2001:db8:1:2::1')).toEqual([204, 204, 429]);
+    expect((await ping({}, '2001:db8:1:2::ffff')).statusCode).toBe(429);
+    expect((await ping({}, '2001:db8:1:3::1')).statusCode).toBe(204);
   });
 
   it.skipIf(skip)('refuses a flood before it costs an authentication call', async () => {
-    const gateway = await gatewayWith(makeLimiter(3));
-    app = gateway.app;
+    const gateway = await start(requestBudget(3));
     const statuses = [];
     for (let i = 0; i < 6; i++) {
-      const res = await app.inject({
+      const res = await gateway.app.inject({
         method: 'GET',
         url: '/api/v2/account/details',
-        headers: { authorization: 'Bearer not-a-real-token' },
+        headers: bearer('not-a-real-token'),
       });
       statuses.push(res.statusCode);
     }
@@ -214,48 +158,226 @@ describe.each(limiters)('rate limiting at the HTTP edge, %s', (_name, makeLimite
     expect(gateway.authentications.count).toBe(3);
   });
 
-  it.skipIf(skip)('leaves the health, readiness and metrics endpoints unmetered', async () => {
-    ({ app } = await gatewayWith(makeLimiter(1)));
-    for (let i = 0; i < 3; i++) {
-      for (const url of ['/healthz', '/readyz', '/metrics']) {
-        const res = await app.inject({ method: 'GET', url });
-        expect(res.statusCode, url).toBe(200);
-        expect(res.headers['x-ratelimit-limit'], url).toBeUndefined();
-      }
+  it.skipIf(skip)('counts requests for routes that do not exist against the same budget', async () => {
+    const { app } = await start(requestBudget(2));
+    const get = (url: string) => app.inject({ method: 'GET', url, headers: bearer(VALID_TOKEN) });
+    expect((await get('/api/v2/no-such-route')).statusCode).toBe(404);
+    expect((await get('/api/v2/ping')).statusCode).toBe(204);
+    const limited = await get('/api/v2/no-such-route');
+    expect([limited.statusCode, limited.json()]).toEqual([429, RATE_LIMITED]);
+  });
+
+  it.skipIf(skip)('gives the whole budget back once the window has ended', async () => {
+    const { app } = await start(requestBudget(1, 300));
+    const ping = async () => (await app.inject({ method: 'GET', url: '/api/v2/ping' })).statusCode;
+    expect(await ping()).toBe(204);
+    expect(await ping()).toBe(429);
+    await waitFor(async () => (await ping()) === 204);
+  });
+});
+
+describe.skipIf(SKIP_REDIS)('request budgets in Redis', () => {
+  let apps: FastifyInstance[] = [];
+  const keys = isolatedPrefix();
+  afterEach(async () => {
+    await Promise.all(apps.map((a) => a.close()));
+    apps = [];
+  });
+  afterAll(async () => {
+    await keys.clean(sharedRedis!);
+  });
+
+  it('are shared by every gateway replica', async () => {
+    const other = connectRedis();
+    try {
+      const limits = { ...requestBudget(2), keyPrefix: keys.prefix };
+      const a = (await gatewayWith({ ...limits, redis: sharedRedis })).app;
+      const b = (await gatewayWith({ ...limits, redis: other })).app;
+      apps.push(a, b);
+      const ping = async (app: FastifyInstance) =>
+        (await app.inject({ method: 'GET', url: '/api/v2/ping', headers: bearer('token-shared') }))
+          .statusCode;
+      expect([await ping(a), await ping(b), await ping(a), await ping(b)]).toEqual([204, 204, 429, 429]);
+    } finally {
+      await Promise.all(apps.map((a) => a.close()));
+      apps = [];
+      await other.quit();
     }
+  });
+
+  it('keep a counter per token hash, never the token, and only for the length of its window', async () => {
+    const token = 'ph.a-token-that-must-not-appear-in-redis';
+    const app = (await gatewayWith({ ...requestBudget(5), redis: sharedRedis, keyPrefix: keys.prefix })).app;
+    apps.push(app);
+    await app.inject({ method: 'GET', url: '/api/v2/ping', headers: bearer(token) });
+    const hash = createHash('sha256').update(token).digest('hex');
+    const stored = await sharedRedis!.keys(`${keys.prefix}*`);
+    expect(stored).toContain(`${keys.prefix}rate:token:${hash}`);
+    expect(stored.some((k) => k.includes(token))).toBe(false);
+    const ttl = await sharedRedis!.pttl(`${keys.prefix}rate:token:${hash}`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(WINDOW_MS);
+  });
+});
+
+describe.each(stores)('failed authentications per client address, %s', (_name, limitsIn, skip) => {
+  let apps: FastifyInstance[] = [];
+  const start = async (limits: Limits) => {
+    const gateway = await gatewayWith(limitsIn(limits));
+    apps.push(gateway.app);
+    return gateway;
+  };
+  afterEach(async () => {
+    await Promise.all(apps.map((a) => a.close()));
+    apps = [];
+  });
+  /** A request from `remoteAddress` to a route that needs a token. */
+  const details = (app: FastifyInstance, token: string, remoteAddress: string) =>
+    app.inject({ method: 'GET', url: '/api/v2/account/details', headers: bearer(token), remoteAddress });
+
+  it.skipIf(skip)(
+    'refuse a flood of random tokens with 429 after a bounded number of lookups, while other addresses keep working',
+    async () => {
+      const FAILURES = 10;
+      const CONCURRENCY = 20;
+      const gateway = await start(failureBudget(FAILURES));
+      const flood = (n: number) =>
+        details(gateway.app, `ph.random-${Math.random().toString(36).slice(2)}-${n}`, '10.9.9.9');
+
+      const statuses: number[] = [];
+      for (let sent = 0; sent < 600; sent += CONCURRENCY) {
+        const batch = await Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => flood(sent + i)));
+        statuses.push(...batch.map((r) => r.statusCode));
+      }
+      const count = (status: number) => statuses.filter((s) => s === status).length;
+      expect(count(401) + count(429)).toBe(600);
+      // Each failure is counted once its lookup has failed, so at most one batch overshoots.
+      expect(gateway.authentications.count).toBe(count(401));
+      expect(gateway.authentications.count).toBeGreaterThanOrEqual(FAILURES);
+      expect(gateway.authentications.count).toBeLessThanOrEqual(FAILURES + CONCURRENCY);
+
+      const limited = await flood(600);
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json()).toEqual(RATE_LIMITED);
+      expect(limited.headers['x-ratelimit-limit']).toBe(String(FAILURES));
+      expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+      const reset = Number(limited.headers['x-ratelimit-reset']);
+      expect(reset).toBeGreaterThan(0);
+      expect(reset).toBeLessThanOrEqual(WINDOW_MS / 1000);
+      expect(limited.headers['retry-after']).toBe(limited.headers['x-ratelimit-reset']);
+
+      const before = gateway.authentications.count;
+      const valid = await details(gateway.app, VALID_TOKEN, '10.1.1.1');
+      expect(valid.statusCode).toBe(200);
+      expect(valid.json().data.attributes.username).toBe('alice');
+      expect(gateway.authentications.count).toBe(before + 1);
+      // Another address still gets its own failures answered with 401.
+      expect((await details(gateway.app, 'ph.a-typo', '10.1.1.2')).statusCode).toBe(401);
+    },
+  );
+
+  it.skipIf(skip)(
+    'let a token already authenticated through, and refuse an unverified one, from the refused address',
+    async () => {
+      const gateway = await start(failureBudget(2));
+      expect((await details(gateway.app, VALID_TOKEN, '10.7.7.7')).statusCode).toBe(200);
+      for (const n of [1, 2])
+        expect((await details(gateway.app, `ph.bad-${n}`, '10.7.7.7')).statusCode).toBe(401);
+      expect((await details(gateway.app, 'ph.bad-3', '10.7.7.7')).statusCode).toBe(429);
+      // The principal cache still holds the valid token: no lookup, no refusal.
+      expect((await details(gateway.app, VALID_TOKEN, '10.7.7.7')).statusCode).toBe(200);
+      expect(gateway.authentications.count).toBe(3);
+    },
+  );
+
+  it.skipIf(skip)('count neither missing tokens nor successful authentications', async () => {
+    // A principal cache that never hits: every request with a token costs a lookup.
+    const forgetful: PrincipalCache = {
+      get: async () => undefined,
+      set: async () => {},
+      invalidateAll: async () => {},
+    };
+    const gateway = await gatewayWith(limitsIn(failureBudget(2)), logger, forgetful);
+    apps.push(gateway.app);
+    for (let i = 0; i < 5; i++) {
+      const res = await gateway.app.inject({
+        method: 'GET',
+        url: '/api/v2/account/details',
+        remoteAddress: '10.6.6.6',
+      });
+      expect(res.statusCode).toBe(401);
+    }
+    expect(gateway.authentications.count).toBe(0);
+    for (let i = 0; i < 5; i++)
+      expect((await details(gateway.app, VALID_TOKEN, '10.6.6.6')).statusCode).toBe(200);
+    expect(gateway.authentications.count).toBe(5);
+    // The address has spent none of its two failures.
+    expect((await details(gateway.app, 'ph.bad-1', '10.6.6.6')).statusCode).toBe(401);
+    expect((await details(gateway.app, 'ph.bad-2', '10.6.6.6')).statusCode).toBe(401);
+    expect((await details(gateway.app, 'ph.bad-3', '10.6.6.6')).statusCode).toBe(429);
+  });
+
+  it.skipIf(skip)('give the failure budget back once its window has ended', async () => {
+    const gateway = await start(failureBudget(1, 300));
+    expect((await details(gateway.app, 'ph.bad-1', '10.5.5.5')).statusCode).toBe(401);
+    expect((await details(gateway.app, 'ph.bad-2', '10.5.5.5')).statusCode).toBe(429);
+    await waitFor(async () => (await details(gateway.app, 'ph.bad-3', '10.5.5.5')).statusCode === 401);
   });
 });
 
 describe('rate limiting switched off or unavailable', () => {
-  it('sends no rate-limit headers and never answers 429 without a limiter (RATE_LIMIT_PER_SECOND=0)', async () => {
-    const { app } = await gatewayWith(undefined);
+  it('sends no rate-limit headers and never answers 429 when both budgets are 0', async () => {
+    const { app, authentications } = await gatewayWith({ requestsPerWindow: 0, authFailures: 0 });
     try {
       for (let i = 0; i < 40; i++) {
         const res = await app.inject({ method: 'GET', url: '/api/v2/ping' });
         expect(res.statusCode).toBe(204);
         expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+        const denied = await app.inject({
+          method: 'GET',
+          url: '/api/v2/account/details',
+          headers: bearer(`ph.x${i}`),
+        });
+        expect(denied.statusCode).toBe(401);
       }
+      expect(authentications.count).toBe(40);
     } finally {
       await app.close();
     }
   });
 
-  it('lets requests through when the limiter’s store fails', async () => {
-    const broken: RateLimiter = {
-      limit: 1,
-      windowMs: WINDOW_MS,
-      consume: async () => {
-        throw new Error('connection refused');
-      },
-      close: async () => {},
-    };
-    const { app } = await gatewayWith(broken);
+  it('lets every request through, and warns now and then, while Redis is unreachable', async () => {
+    const lines: string[] = [];
+    const log = createLogger(
+      'gateway-test',
+      'warn',
+      new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(...String(chunk).split('\n').filter(Boolean));
+          done();
+        },
+      }),
+    );
+    // The production connection settings, pointed at a port nothing listens on.
+    const unreachable = createRedis('redis://127.0.0.1:1', log);
+    const { app } = await gatewayWith({ requestsPerWindow: 1, authFailures: 1, redis: unreachable }, log);
     try {
-      const res = await app.inject({ method: 'GET', url: '/api/v2/ping' });
-      expect(res.statusCode).toBe(204);
-      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+      await waitFor(() => lines.some((l) => l.includes('redis unavailable')));
+      for (let i = 0; i < 20; i++) {
+        expect((await app.inject({ method: 'GET', url: '/api/v2/ping' })).statusCode).toBe(204);
+        const res = await app.inject({
+          method: 'GET',
+          url: '/api/v2/account/details',
+          headers: bearer(`ph.y${i}`),
+        });
+        expect(res.statusCode).toBe(401);
+      }
+      const warnings = lines.filter((l) => l.includes('redis unavailable'));
+      expect(warnings.length).toBeGreaterThanOrEqual(1);
+      expect(warnings.length).toBeLessThan(10);
     } finally {
       await app.close();
+      unreachable.disconnect();
     }
   });
 });

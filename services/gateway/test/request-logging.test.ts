@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import type { Clients } from '../src/clients/index.js';
-import { MemoryRateLimiter } from '../src/rate-limit/memory-rate-limiter.js';
 
 const TOKEN = 'ph.a-bearer-token-that-must-never-be-logged';
 const FAILING_TOKEN = 'ph.a-token-whose-lookup-fails-unexpectedly';
@@ -37,7 +36,7 @@ describe('gateway logs', () => {
     app = await buildApp({
       clients,
       logger: createLogger('gateway', 'trace', destination),
-      rateLimiter: new MemoryRateLimiter({ limit: 3, windowMs: 60_000 }),
+      rateLimits: { requestsPerWindow: 3, windowMs: 60_000, authFailures: 0 },
     });
   });
   afterAll(async () => {

@@ -1,18 +1,29 @@
 import { type Principal, principalFromJson, principalToJson } from '@policyhub/grpc-runtime';
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import { KEY_PREFIX } from '../redis/create-redis.js';
-import { LuaScript } from '../redis/lua-script.js';
 import type { PrincipalCache } from './principal-cache.js';
 
 /**
  * Reads the current epoch and the entry stored under it in one round trip. Returns
- * {epoch, principal JSON or false}.
+ * {epoch, principal JSON or nil}. The entry's key is built from the epoch, so it cannot be
+ * declared up front; the shared hash tag keeps it in the epoch's slot on Redis Cluster.
  */
-const READ_ENTRY = new LuaScript(
-  `local epoch = redis.call('GET', KEYS[1]) or '0'
+const READ_ENTRY = {
+  numberOfKeys: 1,
+  lua: `local epoch = redis.call('GET', KEYS[1]) or '0'
 return {epoch, redis.call('GET', ARGV[1] .. epoch .. ':' .. ARGV[2])}`,
-  1,
-);
+};
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** READ_ENTRY, defined per connection with defineCommand (EVALSHA, loading it when missing). */
+    policyhubReadPrincipal(
+      epochKey: string,
+      entryPrefix: string,
+      tokenHash: string,
+    ): Result<[string, string | null], Context>;
+  }
+}
 
 export interface RedisPrincipalCacheOptions {
   /** How long an authenticated principal is reused (default 5 s). */
@@ -40,6 +51,8 @@ export class RedisPrincipalCache implements PrincipalCache {
     private readonly redis: Redis,
     options: RedisPrincipalCacheOptions = {},
   ) {
+    if (!Object.hasOwn(redis, 'policyhubReadPrincipal'))
+      redis.defineCommand('policyhubReadPrincipal', READ_ENTRY);
     this.ttlMs = options.ttlMs ?? 5_000;
     // One hash tag, so on Redis Cluster the epoch and the entries live in the same slot.
     const base = `${options.keyPrefix ?? KEY_PREFIX}{principals}:`;
@@ -50,10 +63,7 @@ export class RedisPrincipalCache implements PrincipalCache {
   async get(tokenHash: string): Promise<Principal | undefined> {
     let result: [string, string | null];
     try {
-      result = (await READ_ENTRY.run(this.redis, [this.epochKey], [this.entryPrefix, tokenHash])) as [
-        string,
-        string | null,
-      ];
+      result = await this.redis.policyhubReadPrincipal(this.epochKey, this.entryPrefix, tokenHash);
     } catch {
       return undefined;
     }

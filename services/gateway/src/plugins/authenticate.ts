@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
 import { type Principal, principalOf } from '@policyhub/grpc-runtime';
-import { unauthenticated } from '@policyhub/errors';
+import { AppError, unauthenticated } from '@policyhub/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PrincipalCache } from '../auth/principal-cache.js';
 import type { Clients } from '../clients/index.js';
+import { isGrpcError } from '../errors/http-errors.js';
+import type { AuthFailureGuard } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,15 +23,26 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** admin-orgs did not know the token (or knows it as revoked). */
+const isFailedAuthentication = (err: unknown): boolean =>
+  (err instanceof AppError && err.kind === 'unauthenticated') ||
+  (isGrpcError(err) && (err as grpc.ServiceError).code === grpc.status.UNAUTHENTICATED);
+
 /**
  * Authenticates `Authorization: Bearer <token>` through admin-orgs (cached briefly by token hash)
- * and leaves the principal on the request; 401 when absent or unknown.
+ * and leaves the principal on the request; 401 when absent or unknown. With a `failures` guard, a
+ * token that is not cached is looked up only while its client address has failures to spare.
  */
-export function registerAuthentication(app: FastifyInstance, clients: Clients, cache: PrincipalCache): void {
+export function registerAuthentication(
+  app: FastifyInstance,
+  clients: Clients,
+  cache: PrincipalCache,
+  failures?: AuthFailureGuard,
+): void {
   app.decorateRequest('principal', undefined as unknown as Principal);
   app.decorateRequest('tokenHash', '');
 
-  app.addHook('preHandler', async (request: FastifyRequest) => {
+  app.addHook('preHandler', async (request: FastifyRequest, reply) => {
     if (request.routeOptions.config?.isPublic) return;
     const match = BEARER.exec(request.headers.authorization ?? '');
     if (!match) throw unauthenticated();
@@ -39,7 +53,11 @@ export function registerAuthentication(app: FastifyInstance, clients: Clients, c
       request.principal = cached;
       return;
     }
-    const p = await clients.identity.Authenticate({ token: match[1]! });
+    if (failures) await failures.refuseIfExhausted(request, reply);
+    const p = await clients.identity.Authenticate({ token: match[1]! }).catch(async (err: unknown) => {
+      if (failures && isFailedAuthentication(err)) await failures.recordFailure(request);
+      throw err;
+    });
     const principal = principalOf(
       { userId: p.userId, username: p.username, isSiteAdmin: p.isSiteAdmin },
       p.memberships.map((m) => [m.organization, m.permissions] as const),

@@ -11,17 +11,15 @@ import {
 import { nulCharacterError, nulCharacterPointer } from './nul-characters.js';
 
 export const JSON_API = 'application/vnd.api+json';
-export const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * `/api/v2` is optional on input (also when doubled): strip every leading copy, then serve under
- * exactly one. Ops endpoints stay at the root.
+ * exactly one. Everything this port serves is under it (ops endpoints have their own listener).
  */
 export function normaliseUrl(url: string): string {
   const q = url.indexOf('?');
   let path = q === -1 ? url : url.slice(0, q);
   const query = q === -1 ? '' : url.slice(q);
-  if (OPS_PATHS.has(path)) return url;
   while (path === '/api/v2' || path.startsWith('/api/v2/')) path = path.slice('/api/v2'.length) || '/';
   return `/api/v2${path === '/' ? '' : path}${query}`;
 }
