@@ -12,6 +12,10 @@ const embeddedConfigShape = {
   KAFKA_BROKERS: env.brokers(),
   REDIS_URL: env.optionalUrl(),
   RATE_LIMIT_PER_SECOND: env.int(30),
+  AUTH_FAILURE_LIMIT: env.int(20),
+  AUTH_FAILURE_WINDOW_SECONDS: env.int(60, 1),
+  OPS_PORT: env.port(9464),
+  OPS_HOST: z.string().default('127.0.0.1'),
   SITE_ADMIN_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
   PUBLIC_URL: env.optionalUrl(),
   LOG_LEVEL: env.logLevel(),
@@ -42,6 +46,10 @@ const system = await startSystem({
   kafkaBrokers: config.KAFKA_BROKERS,
   redisUrl: config.REDIS_URL,
   rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
+  authFailureLimit: config.AUTH_FAILURE_LIMIT,
+  authFailureWindowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
+  opsPort: config.OPS_PORT,
+  opsHost: config.OPS_HOST,
   siteAdminToken: config.SITE_ADMIN_TOKEN,
   publicUrl: config.PUBLIC_URL,
   logLevel: config.LOG_LEVEL,
@@ -63,6 +71,7 @@ process.stdout.write(
   `\nPolicyHub is running\n  base URL:          ${config.PUBLIC_URL ?? system.baseUrl}/api/v2\n  site-admin token:  ${system.siteAdminToken}\n` +
     `  runs gRPC (for evaluators, RUNS_ADDR): ${system.services.runs?.address ?? 'n/a'}\n` +
     `  evaluator token (EVALUATOR_TOKEN):    in ${config.DATA_DIR}/evaluator-token\n` +
+    `  ops (/healthz, /readyz, /metrics):    ${system.opsUrl}\n` +
     `  policy engines:    ${
       system.evaluatorEngines?.join('\n                     ') ??
       'built-in evaluator off (EVALUATOR_ENABLED=false)'

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startAdminOrgs } from '@policyhub/admin-orgs';
@@ -10,7 +11,7 @@ import { createTransport, type EventTransport, InProcessTransport } from '@polic
 import { buildApp, createClients, createEdgeStores } from '@policyhub/gateway';
 import { generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
-import { createLogger, type Logger } from '@policyhub/telemetry';
+import { createLogger, type Logger, startOpsServer } from '@policyhub/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from './postgres.js';
 
@@ -26,6 +27,17 @@ export interface SystemOptions {
   redisUrl?: string | undefined;
   /** Requests per second per token; unset or 0 disables rate limiting (`npm start` passes 30). */
   rateLimitPerSecond?: number | undefined;
+  /**
+   * Failed authentications per client address and window before further unknown tokens from it
+   * get 429; unset or 0 disables it (`npm start` passes 20).
+   */
+  authFailureLimit?: number | undefined;
+  /** That window in seconds (default 60). */
+  authFailureWindowSeconds?: number | undefined;
+  /** Ops listener (/healthz, /readyz, /metrics) port; default 0, a free one (`opsUrl` shows it). */
+  opsPort?: number;
+  /** Ops listener interface; default 127.0.0.1. */
+  opsHost?: string;
   siteAdminToken?: string | undefined;
   publicUrl?: string | undefined;
   /** Where the runs service's internal gRPC API (executors, `npm run evaluator`) listens; default a free loopback port. */
@@ -52,6 +64,8 @@ export interface EmbeddedEvaluatorOptions {
 
 export interface RunningSystem {
   baseUrl: string;
+  /** Base URL of the ops listener: `/healthz`, `/readyz`, `/metrics` (not on `baseUrl`). */
+  opsUrl: string;
   siteAdminToken: string;
   /** Credentials of external evaluators and executors on the runs gRPC API (kept in DATA_DIR). */
   workerTokens: { evaluator: string; executor: string };
@@ -66,6 +80,12 @@ export interface RunningSystem {
 }
 
 const LOOPBACK = '127.0.0.1:0';
+
+/** `http://host:port` of a listening server (the port it actually got, when asked for 0). */
+function urlOf(host: string, address: string | AddressInfo | null, port: number): string {
+  const actual = typeof address === 'object' && address ? address.port : port;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${actual}`;
+}
 
 /** A secret generated once and kept in `DATA_DIR/<name>` (mode 0600), unless configured. */
 function persistentSecret(dataDir: string, name: string, configured?: string | undefined): string {
@@ -192,30 +212,44 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       },
       new InternalAuth({ keys: signingKeys, service: 'gateway' }).credential,
     );
-    const edgeStores = createEdgeStores({
-      redisUrl: options.redisUrl,
-      rateLimitPerSecond: options.rateLimitPerSecond ?? 0,
-      logger,
-    });
+    const edgeStores = createEdgeStores({ redisUrl: options.redisUrl, logger });
     started.push(edgeStores);
     const app = await buildApp({
       clients,
       principalCache: edgeStores.principalCache,
-      rateLimiter: edgeStores.rateLimiter,
+      rateLimits: {
+        requestsPerWindow: options.rateLimitPerSecond ?? 0,
+        authFailures: options.authFailureLimit ?? 0,
+        authFailureWindowMs: (options.authFailureWindowSeconds ?? 60) * 1000,
+        redis: edgeStores.redis,
+      },
       logger: serviceLogger('gateway'),
       publicUrl: options.publicUrl,
+    });
+    // Health, readiness and metrics on their own listener (loopback by default), never on the API port.
+    const opsHost = options.opsHost ?? '127.0.0.1';
+    const ops = await startOpsServer({
+      port: options.opsPort ?? 0,
+      host: opsHost,
       isReady: async () =>
+        app.server.listening &&
         (await Promise.all(Object.values(services).map((s) => s.isReady()))).every(Boolean),
+    });
+    started.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          ops.close(() => resolve());
+          ops.closeAllConnections();
+        }),
     });
     const port = options.port ?? 8080;
     const host = options.host ?? '127.0.0.1';
     await app.listen({ port, host });
-    const address = app.server.address();
-    const actualPort = typeof address === 'object' && address ? address.port : port;
-    const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
+    const baseUrl = urlOf(host, app.server.address(), port);
 
     return {
       baseUrl,
+      opsUrl: urlOf(opsHost, ops.address(), options.opsPort ?? 0),
       siteAdminToken: token,
       workerTokens,
       databaseUrl,
