@@ -17,13 +17,28 @@ function sample(exposition: string, name: string, labels: string): number | unde
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
+/** The ops listener (OPS_HOST:OPS_PORT), never the API port. */
 const scrape = async (): Promise<string> => {
-  const res = await fetch(`${t.system.baseUrl}/metrics`);
+  const res = await fetch(`${t.system.opsUrl}/metrics`);
   expect(res.status).toBe(200);
   return res.text();
 };
 
 describe('Prometheus metrics of the whole system', () => {
+  it('are served on the ops listener with health and readiness, and not on the API port', async () => {
+    expect(await scrape()).toContain('# TYPE policyhub_http_request_duration_seconds histogram');
+    expect((await fetch(`${t.system.opsUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${t.system.opsUrl}/readyz`)).status).toBe(200);
+    expect(new URL(t.system.opsUrl).port).not.toBe(new URL(t.system.baseUrl).port);
+    for (const path of ['/metrics', '/api/v2/metrics', '/healthz', '/readyz']) {
+      // Without a token the API port says 401 to any path it does not serve publicly; with one, 404.
+      const anonymous = await t.anonymous.get(`${t.system.baseUrl}${path}`);
+      const admin = await t.admin.get(`${t.system.baseUrl}${path}`);
+      expect([anonymous.status, admin.status], path).toEqual([401, 404]);
+      expect(anonymous.text + admin.text, path).not.toContain('policyhub_');
+    }
+  });
+
   it('count HTTP requests by route and the RPCs they made by gRPC method and status', async () => {
     const before = await scrape();
     await createOrganization(t, 'metered');

@@ -103,9 +103,7 @@ describe('Postgres restarted under load', () => {
     // Authentication itself needs the database: 503, not a misleading 401.
     during.push(await call('GET', `/organizations/${org}/policy-sets`, undefined, unseen.token));
     expect(during.filter((o) => !isCleanUnavailable(o))).toEqual([]);
-    expect((await requestWithin(DEADLINE_MS, `${system.baseUrl}/readyz`, { method: 'GET' })).status).toBe(
-      503,
-    );
+    expect((await requestWithin(DEADLINE_MS, `${system.opsUrl}/readyz`, { method: 'GET' })).status).toBe(503);
     // Scenario, not assertion: an outage of a few seconds, longer than the relays' and the
     // LISTEN connections' reconnect interval (1 s), with the clients still sending requests.
     await new Promise((r) => setTimeout(r, 3_000));
@@ -146,8 +144,6 @@ describe('Postgres restarted under load', () => {
     // The upload URL was not spent; relays and consumers survived: the outcome reaches policy-sets.
     expect((await putArchive(version.upload, await policyArchive())).status).toBe(200);
     expect((await settledVersion(owner, version.id, 30_000)).attributes.status).toBe('ready');
-    expect((await requestWithin(DEADLINE_MS, `${system.baseUrl}/readyz`, { method: 'GET' })).status).toBe(
-      200,
-    );
+    expect((await requestWithin(DEADLINE_MS, `${system.opsUrl}/readyz`, { method: 'GET' })).status).toBe(200);
   }, 120_000);
 });

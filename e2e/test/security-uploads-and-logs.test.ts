@@ -316,7 +316,8 @@ describe('tokens never appear in logs', () => {
     );
     expect(leaks).toEqual([]);
 
-    const metrics = await t.anonymous.get(`${t.system.baseUrl}/metrics`);
-    expect([...secrets].filter((s) => metrics.text.includes(s))).toEqual([]);
+    const metrics = await (await fetch(`${t.system.opsUrl}/metrics`)).text();
+    expect(metrics).toContain('policyhub_http_request_duration_seconds');
+    expect([...secrets].filter((s) => metrics.includes(s))).toEqual([]);
   });
 });

@@ -46,7 +46,7 @@ export interface ServiceProcess {
   readonly name: ServiceName;
   /** host:port of its gRPC server (the gateway has none). */
   readonly grpcAddress: string;
-  /** Where /healthz, /readyz and /metrics answer (the gateway serves them on its HTTP port). */
+  /** Where /healthz, /readyz and /metrics answer: the ops listener (the gateway's too, not its API port). */
   readonly opsUrl: string;
   readonly pid: number | undefined;
   readonly isRunning: boolean;
@@ -153,14 +153,21 @@ export async function startMultiProcessSystem(
       'policy-sets': {},
       runs: { EVALUATOR_TOKENS: workerTokens.evaluator, EXECUTOR_TOKENS: workerTokens.executor },
       // Rate limiting is tested elsewhere; here it would only throttle the load the tests drive.
-      gateway: { PORT: String(ports.gateway.ops), HOST: '127.0.0.1', RATE_LIMIT_PER_SECOND: '0' },
+      // The gateway's API listens on the port reserved for gRPC (it has none), ops on its own.
+      gateway: {
+        PORT: String(ports.gateway.grpc),
+        HOST: '127.0.0.1',
+        RATE_LIMIT_PER_SECOND: '0',
+        AUTH_FAILURE_LIMIT: '0',
+      },
     };
     for (const name of SERVICE_NAMES) {
       const isGateway = name === 'gateway';
       processes.push(
         new ManagedService(name, isGateway ? '' : grpcAddress(name), `http://127.0.0.1:${ports[name].ops}`, {
           ...common,
-          ...(isGateway ? {} : { GRPC_PORT: String(ports[name].grpc), OPS_PORT: String(ports[name].ops) }),
+          ...(isGateway ? {} : { GRPC_PORT: String(ports[name].grpc) }),
+          OPS_PORT: String(ports[name].ops),
           ...own[name],
           ...options.env?.[name],
         }),
@@ -182,7 +189,7 @@ export async function startMultiProcessSystem(
     cleanup.push(async () => {
       await Promise.all([...pools.values()].map((db) => db.close()));
     });
-    const baseUrl = services.gateway.opsUrl;
+    const baseUrl = `http://127.0.0.1:${ports.gateway.grpc}`;
     const client = (token: string) => new ApiClient(baseUrl, token);
     return {
       baseUrl,

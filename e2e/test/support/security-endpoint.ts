@@ -10,7 +10,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** Who may call an endpoint (DESIGN §5, the issue texts, the services' READMEs). */
 export type Access =
-  /** No token needed (ping, ops endpoints, the upload capability URL). */
+  /** No token needed (ping, the upload capability URL). */
   | { kind: 'public' }
   /** Any valid token. */
   | { kind: 'authenticated' }
@@ -62,7 +62,7 @@ export interface QuerySpec {
 
 export interface Endpoint {
   method: HttpMethod;
-  /** The path as the gateway registers it (`/api/v2/...`, or an ops path at the root). */
+  /** The path as the gateway registers it (`/api/v2/...`). */
   path: string;
   access: Access;
   /** Status of a permitted call. */

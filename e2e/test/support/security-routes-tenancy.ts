@@ -14,31 +14,7 @@ import {
 
 /** Operations, users and tokens, organizations, teams, projects and workspaces. */
 export const TENANCY_ENDPOINTS: Endpoint[] = [
-  // Operations (outside /api/v2) and the client handshake.
-  {
-    method: 'GET',
-    path: '/healthz',
-    access: PUBLIC,
-    success: 200,
-    body: NO_BODY,
-    prepare: async () => ({ params: {} }),
-  },
-  {
-    method: 'GET',
-    path: '/readyz',
-    access: PUBLIC,
-    success: 200,
-    body: NO_BODY,
-    prepare: async () => ({ params: {} }),
-  },
-  {
-    method: 'GET',
-    path: '/metrics',
-    access: PUBLIC,
-    success: 200,
-    body: NO_BODY,
-    prepare: async () => ({ params: {} }),
-  },
+  // The client handshake. (Health, readiness and metrics are on the ops listener, not this port.)
   {
     method: 'GET',
     path: `${API}/ping`,
