@@ -327,22 +327,31 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('deploy/k8s/%s', 
   });
 
   it.each(SERVERS)(
-    'probes %s on /healthz and /readyz of the port it is configured to serve them on',
+    'probes %s on /healthz and /readyz of its ops port, and has Prometheus scrape that port',
     (name) => {
       const container = containerOf(objects, 'Deployment', name);
-      const opsPort = name === 'gateway' ? 'http' : 'ops';
       for (const [probe, path] of [
         [container.startupProbe, '/healthz'],
         [container.livenessProbe, '/healthz'],
         [container.readinessProbe, '/readyz'],
       ] as const) {
-        expect(probe?.httpGet).toEqual({ path, port: opsPort });
+        expect(probe?.httpGet).toEqual({ path, port: 'ops' });
       }
-      expect(kubernetesEnv(objects, name).get(name === 'gateway' ? 'PORT' : 'OPS_PORT')).toBe(
-        String(container.ports?.find((p) => p.name === opsPort)?.containerPort),
-      );
+      const opsPort = String(container.ports?.find((p) => p.name === 'ops')?.containerPort);
+      expect(kubernetesEnv(objects, name).get('OPS_PORT')).toBe(opsPort);
+      const annotations = find<IDeployment>(objects, 'Deployment', name).spec?.template.metadata?.annotations;
+      expect(annotations?.['prometheus.io/port']).toBe(opsPort);
+      expect(annotations?.['prometheus.io/path']).toBe('/metrics');
     },
   );
+
+  it("keeps the gateway's ops port (metrics, probes) out of its Service", () => {
+    const env = kubernetesEnv(objects, 'gateway');
+    expect(env.get('OPS_HOST')).toBe('0.0.0.0');
+    const ports = find<IService>(objects, 'Service', 'gateway').spec?.ports ?? [];
+    expect(ports.map((p) => p.targetPort)).toEqual(['http']);
+    expect(ports.map((p) => String(p.port))).not.toContain(env.get('OPS_PORT'));
+  });
 
   it('probes the evaluator worker on its ops server (OPS_PORT)', () => {
     const container = containerOf(objects, 'Deployment', 'evaluator');
@@ -561,10 +570,9 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it.each(SERVERS)("checks %s's readiness on the port it serves it on", (name) => {
+  it.each(SERVERS)("checks %s's readiness on its ops port", (name) => {
     const env = services[name]?.environment ?? {};
-    const port = name === 'gateway' ? env.PORT : env.OPS_PORT;
-    expect(services[name]?.healthcheck?.test?.join(' ')).toContain(`http://127.0.0.1:${port}/`);
+    expect(services[name]?.healthcheck?.test?.join(' ')).toContain(`http://127.0.0.1:${env.OPS_PORT}/readyz`);
   });
 
   it.each(WITH_SCHEMA)(
