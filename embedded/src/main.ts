@@ -1,5 +1,6 @@
 import { ConfigError, env, loadConfig, z } from '@policyhub/config';
 import { shutdownTracing } from '@policyhub/telemetry';
+import { trustProxyEnv } from '@policyhub/gateway';
 import { parseCommand } from '@policyhub/runs';
 import { startSystem } from './system.js';
 
@@ -18,6 +19,7 @@ const embeddedConfigShape = {
   OPS_HOST: z.string().default('127.0.0.1'),
   SITE_ADMIN_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
   PUBLIC_URL: env.optionalUrl(),
+  TRUST_PROXY: trustProxyEnv(),
   LOG_LEVEL: env.logLevel(),
   RUNS_GRPC_ADDR: env.address('127.0.0.1:0'),
   /** The built-in evaluator (docs/policy-evaluation.md); false turns it off. */
@@ -52,6 +54,7 @@ const system = await startSystem({
   opsHost: config.OPS_HOST,
   siteAdminToken: config.SITE_ADMIN_TOKEN,
   publicUrl: config.PUBLIC_URL,
+  trustProxy: config.TRUST_PROXY,
   logLevel: config.LOG_LEVEL,
   runsGrpcAddress: config.RUNS_GRPC_ADDR,
   evaluator: config.EVALUATOR_ENABLED

@@ -34,6 +34,8 @@ export interface SystemOptions {
   authFailureLimit?: number | undefined;
   /** That window in seconds (default 60). */
   authFailureWindowSeconds?: number | undefined;
+  /** Reverse proxies in front (addresses or CIDRs): their X-Forwarded-For names the client. */
+  trustProxy?: string[] | undefined;
   /** Ops listener (/healthz, /readyz, /metrics) port; default 0, a free one (`opsUrl` shows it). */
   opsPort?: number;
   /** Ops listener interface; default 127.0.0.1. */
@@ -225,6 +227,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       },
       logger: serviceLogger('gateway'),
       publicUrl: options.publicUrl,
+      trustProxy: options.trustProxy,
     });
     // Health, readiness and metrics on their own listener (loopback by default), never on the API port.
     const opsHost = options.opsHost ?? '127.0.0.1';

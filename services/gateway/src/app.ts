@@ -27,6 +27,8 @@ export interface GatewayDeps {
   rateLimits?: RateLimitOptions | undefined;
   /** JSON body limit in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** Addresses or CIDRs of trusted proxies (TRUST_PROXY): their X-Forwarded-For names the client. */
+  trustProxy?: string[] | undefined;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     rewriteUrl: (req) => normaliseUrl(req.url ?? '/'),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300, querystringParser: parseQuery },
     return503OnClosing: true,
+    ...(deps.trustProxy?.length ? { trustProxy: deps.trustProxy } : {}),
     frameworkErrors: (err, request, reply) => {
       reply.headers(headers);
       sendFrameworkError(err, request, reply);

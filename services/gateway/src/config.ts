@@ -1,5 +1,36 @@
+import { isIP } from 'node:net';
 import { env, z } from '@policyhub/config';
 import { parseSigningKeys } from '@policyhub/grpc-runtime';
+
+/** proxy-addr's names for address ranges, accepted in TRUST_PROXY. */
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrRange(entry: string): boolean {
+  if (PROXY_RANGES.has(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
+
+/**
+ * TRUST_PROXY: the proxies in front of the gateway (addresses, CIDRs, or `loopback`, `linklocal`,
+ * `uniquelocal`), comma-separated. Requests from them are attributed to the client their
+ * `X-Forwarded-For` names, so per-address limits see clients, not the proxy. Unset: trust none.
+ */
+export const trustProxyEnv = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) =>
+      v
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list === undefined || (list.length > 0 && list.every(isAddressOrRange)), {
+      message: 'must be comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal)',
+    });
 
 /** Gateway environment (README "Configuration" lists each). */
 export const gatewayConfigShape = {
@@ -13,6 +44,7 @@ export const gatewayConfigShape = {
   RUNS_ADDR: env.address('127.0.0.1:50053'),
   STORAGE_ADDR: env.address('127.0.0.1:50054'),
   PUBLIC_URL: env.optionalUrl(),
+  TRUST_PROXY: trustProxyEnv(),
   REDIS_URL: env.optionalUrl(),
   /** Requests per second per token (anonymous: per client address); 0 disables the limit. */
   RATE_LIMIT_PER_SECOND: env.int(30),

@@ -29,6 +29,7 @@ const app = await buildApp({
   logger,
   publicUrl: config.PUBLIC_URL,
   bodyLimit: config.REQUEST_BODY_LIMIT,
+  trustProxy: config.TRUST_PROXY,
   principalCache: stores.principalCache,
   rateLimits: {
     requestsPerWindow: config.RATE_LIMIT_PER_SECOND,

@@ -325,6 +325,46 @@ describe.each(stores)('failed authentications per client address, %s', (_name, l
   });
 });
 
+describe('behind a reverse proxy (TRUST_PROXY)', () => {
+  const details = (app: FastifyInstance, token: string, remoteAddress: string, forwardedFor?: string) =>
+    app.inject({
+      method: 'GET',
+      url: '/api/v2/account/details',
+      headers: { ...bearer(token), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+      remoteAddress,
+    });
+
+  it('limits each client the trusted proxy names, and ignores what untrusted callers claim', async () => {
+    const clients = {
+      identity: {
+        Authenticate: async () => {
+          throw unauthenticated();
+        },
+      },
+    } as unknown as Clients;
+    const app = await buildApp({
+      clients,
+      logger,
+      trustProxy: ['10.0.0.0/8'],
+      rateLimits: { requestsPerWindow: 0, authFailures: 2, authFailureWindowMs: WINDOW_MS },
+    });
+    try {
+      const viaProxy = async (client: string, n: number) =>
+        (await details(app, `ph.bad-${client}-${n}`, '10.0.0.5', client)).statusCode;
+      expect([await viaProxy('203.0.113.7', 1), await viaProxy('203.0.113.7', 2)]).toEqual([401, 401]);
+      expect(await viaProxy('203.0.113.7', 3)).toBe(429);
+      // Another client behind the same proxy is not affected by the first one's failures.
+      expect(await viaProxy('203.0.113.8', 1)).toBe(401);
+      // A caller not in TRUST_PROXY cannot move its failures onto a made-up address.
+      const direct = async (n: number) =>
+        (await details(app, `ph.direct-${n}`, '198.51.100.1', `192.0.2.${n}`)).statusCode;
+      expect([await direct(1), await direct(2), await direct(3)]).toEqual([401, 401, 429]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('rate limiting switched off or unavailable', () => {
   it('sends no rate-limit headers and never answers 429 when both budgets are 0', async () => {
     const { app, authentications } = await gatewayWith({ requestsPerWindow: 0, authFailures: 0 });

@@ -1,0 +1,38 @@
+import { ConfigError, loadConfig } from '@policyhub/config';
+import { describe, expect, it } from 'vitest';
+import { gatewayConfigShape } from '../src/config.js';
+
+const load = (env: Record<string, string>) => loadConfig(gatewayConfigShape, env);
+
+describe('gateway configuration', () => {
+  it('keeps the ops listener on loopback and the edge limits on by default', () => {
+    const config = load({});
+    expect(config).toMatchObject({
+      PORT: 8080,
+      OPS_PORT: 9464,
+      OPS_HOST: '127.0.0.1',
+      RATE_LIMIT_PER_SECOND: 30,
+      AUTH_FAILURE_LIMIT: 20,
+      AUTH_FAILURE_WINDOW_SECONDS: 60,
+    });
+    expect(config.TRUST_PROXY).toBeUndefined();
+  });
+
+  it('reads TRUST_PROXY as a list of addresses, CIDRs and named ranges', () => {
+    expect(load({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.10,fd00::/8,uniquelocal' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.10',
+      'fd00::/8',
+      'uniquelocal',
+    ]);
+  });
+
+  it.each(['yes', '10.0.0.0/33', 'example.com', '10.0.0.1/8/2', ' , '])('rejects TRUST_PROXY=%j', (value) => {
+    expect(() => load({ TRUST_PROXY: value })).toThrow(ConfigError);
+    expect(() => load({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('rejects a failure window under one second', () => {
+    expect(() => load({ AUTH_FAILURE_WINDOW_SECONDS: '0' })).toThrow(/AUTH_FAILURE_WINDOW_SECONDS/);
+  });
+});
