@@ -108,10 +108,10 @@ COPY --from=build /out/ ./
 COPY --from=sentinel /sentinel/ /usr/local/bin/
 # The `node` user of the official image, numeric so Kubernetes can verify runAsNonRoot.
 USER 1000:1000
-# gateway: HTTP on PORT (also /healthz, /readyz, /metrics); services: gRPC on GRPC_PORT, ops on OPS_PORT.
+# gateway: HTTP API on PORT; services: gRPC on GRPC_PORT; every one: /healthz, /readyz, /metrics on OPS_PORT.
 EXPOSE 8080 50051 9464
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "const e=process.env,p=e.SERVICE==='gateway'?e.PORT:e.OPS_PORT;fetch('http://127.0.0.1:'+p+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.OPS_PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # exec: node becomes PID 1 and receives SIGTERM itself (each main.ts closes everything on SIGTERM).
 # The telemetry preload starts tracing before the service's modules load (a no-op without
 # OTEL_EXPORTER_OTLP_ENDPOINT); every workspace service depends on @policyhub/telemetry.

@@ -570,6 +570,13 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('builds images whose own healthcheck asks the ops port, the gateway included', () => {
+    const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
+    const healthcheck = dockerfile.slice(dockerfile.indexOf('HEALTHCHECK')).split('\n').slice(0, 2).join(' ');
+    expect(healthcheck).toContain("process.env.OPS_PORT+'/healthz'");
+    expect(dockerfile).toMatch(/^\s+OPS_PORT=9464$/m);
+  });
+
   it.each(SERVERS)("checks %s's readiness on its ops port", (name) => {
     const env = services[name]?.environment ?? {};
     expect(services[name]?.healthcheck?.test?.join(' ')).toContain(`http://127.0.0.1:${env.OPS_PORT}/readyz`);
