@@ -31,6 +31,8 @@ export async function startBenchSystem(kafkaBrokers?: string[]): Promise<BenchSy
     PORT: String(port),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_SECOND: '0',
+    // A free port for the ops listener (default 9464), so a bench never collides with a running PolicyHub.
+    OPS_PORT: '0',
     KAFKA_BROKERS: kafkaBrokers?.join(','),
     REDIS_URL: '',
   });
