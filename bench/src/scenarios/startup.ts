@@ -16,7 +16,14 @@ async function timeStart(dataDir: string): Promise<number> {
     ['--conditions=@policyhub/source', '--import', 'tsx', 'embedded/src/main.ts'],
     {
       cwd: repoRoot,
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '' },
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        OPS_PORT: '0',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: '',
+      },
       stdio: 'ignore',
     },
   );
