@@ -167,6 +167,13 @@ describe('runs service: runs and the executor API', () => {
       expect(res.runs.every((r) => r.commentIds.length === 1)).toBe(true);
       return h.service.db.queryCount - before;
     };
-    expect(await queriesFor(6)).toBe(await queriesFor(1));
+    // The service's background work (relay polls, the object sweeper) also queries; it only ever
+    // adds, so the fewest queries seen over a few listings is the listing's own count.
+    const fewestFor = async (size: number) => {
+      const counts: number[] = [];
+      for (let i = 0; i < 3; i++) counts.push(await queriesFor(size));
+      return Math.min(...counts);
+    };
+    expect(await fewestFor(6)).toBe(await fewestFor(1));
   });
 });
