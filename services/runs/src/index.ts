@@ -1,4 +1,4 @@
-export { startRuns, RUNS_SCHEMA, type RunsOptions } from './service.js';
+export { startRuns, RUNS_SCHEMA, runsConfigShape, type RunsOptions } from './service.js';
 export type { ObjectStore, PolicySetSource, WorkspaceDirectory, WorkspaceInfo } from './domain/ports.js';
 export type { PolicySetSnapshot } from './domain/evaluation.js';
 export { EvaluatorWorker, type WorkerOptions } from './evaluator/worker.js';

@@ -1,7 +1,7 @@
 import { env } from '@policyhub/config';
 import { parseWorkerTokens } from '@policyhub/grpc-runtime';
 import { runServiceMain } from '@policyhub/service-kit';
-import { startRuns } from './service.js';
+import { runsConfigShape, startRuns } from './service.js';
 
 await runServiceMain(
   'runs',
@@ -13,6 +13,7 @@ await runServiceMain(
     EVALUATOR_TOKENS: env.parsed(parseWorkerTokens).optional(),
     /** Bearer tokens of run executors (comma-separated). */
     EXECUTOR_TOKENS: env.parsed(parseWorkerTokens).optional(),
+    ...runsConfigShape,
   },
   (config, shared) => {
     if (!config.EVALUATOR_TOKENS?.length && !config.MIGRATE_ONLY) {
@@ -27,6 +28,7 @@ await runServiceMain(
       adminOrgsAddress: config.ADMIN_ORGS_ADDR,
       policySetsAddress: config.POLICY_SETS_ADDR,
       storageAddress: config.STORAGE_ADDR,
+      planMaxBytes: config.PLAN_MAX_BYTES,
       migrateOnly: config.MIGRATE_ONLY,
     });
   },

@@ -1,13 +1,24 @@
+import { env } from '@policyhub/config';
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey, type WorkerRole } from '@policyhub/grpc-runtime';
 import { type RunningService, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { grpcObjectStore } from './clients/object-store.js';
+import { grpcObjectStreams } from './clients/object-streams.js';
 import { grpcPolicySetSource } from './clients/policy-set-source.js';
+import { grpcUploadSessions } from './clients/upload-sessions.js';
 import { grpcWorkspaceDirectory } from './clients/workspace-directory.js';
 import { startDeletionConsumer } from './consumers/deletions.js';
-import type { ObjectStore, PolicySetSource, WorkspaceDirectory } from './domain/ports.js';
+import { startUploadCompletedConsumer } from './consumers/upload-completed.js';
+import { DEFAULT_PLAN_MAX_BYTES } from './domain/plan-status.js';
+import type {
+  ObjectStore,
+  ObjectStreams,
+  PolicySetSource,
+  UploadSessions,
+  WorkspaceDirectory,
+} from './domain/ports.js';
 import { registerRuns } from './server.js';
 import { ObjectSweeper } from './workflows/object-sweeper.js';
 
@@ -25,11 +36,24 @@ export interface RunsOptions {
   policySetsAddress: string;
   storageAddress: string;
   /** Replaces a gRPC adapter (component tests use fakes for services they do not start). */
-  ports?: { workspaces?: WorkspaceDirectory; policySets?: PolicySetSource; objects?: ObjectStore };
+  ports?: {
+    workspaces?: WorkspaceDirectory;
+    policySets?: PolicySetSource;
+    objects?: ObjectStore;
+    streams?: ObjectStreams;
+    uploadSessions?: UploadSessions;
+  };
+  /** Largest plan JSON accepted over HTTP (PLAN_MAX_BYTES; default 100 MiB). */
+  planMaxBytes?: number;
   migrateOnly?: boolean;
 }
 
 export const RUNS_SCHEMA = 'runs';
+
+/** The runs service's own variables (besides the shared ones); embedded mode reads them too. */
+export const runsConfigShape = {
+  PLAN_MAX_BYTES: env.int(DEFAULT_PLAN_MAX_BYTES, 1),
+};
 
 export function startRuns(options: RunsOptions): Promise<RunningService> {
   const auth = new InternalAuth({
@@ -41,11 +65,15 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     workspaces: grpcWorkspaceDirectory(options.adminOrgsAddress, auth.credential),
     policySets: grpcPolicySetSource(options.policySetsAddress, auth.credential),
     objects: grpcObjectStore(options.storageAddress, auth.credential),
+    streams: grpcObjectStreams(options.storageAddress, auth.credential),
+    uploadSessions: grpcUploadSessions(options.storageAddress, auth.credential),
   };
   const ports = {
     workspaces: options.ports?.workspaces ?? adapters.workspaces,
     policySets: options.ports?.policySets ?? adapters.policySets,
     objects: options.ports?.objects ?? adapters.objects,
+    streams: options.ports?.streams ?? adapters.streams,
+    uploadSessions: options.ports?.uploadSessions ?? adapters.uploadSessions,
   };
   let sweeper: ObjectSweeper | undefined;
   const closeAdapters = () => {
@@ -66,9 +94,15 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
       sweeper.start();
     },
     register: (server, deps) =>
-      registerRuns(server, deps, { db: deps.db, ...ports, onObjectsOrphaned: () => sweeper?.schedule() }),
+      registerRuns(server, deps, {
+        db: deps.db,
+        ...ports,
+        planMaxBytes: options.planMaxBytes ?? DEFAULT_PLAN_MAX_BYTES,
+        onObjectsOrphaned: () => sweeper?.schedule(),
+      }),
     consumers: async (deps) => [
       await startDeletionConsumer({ ...deps, onObjectsOrphaned: () => sweeper?.schedule() }),
+      await startUploadCompletedConsumer(deps),
     ],
     async onClose() {
       await sweeper?.stop();

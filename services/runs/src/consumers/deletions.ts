@@ -2,13 +2,16 @@ import type { adminorgsV1 } from '@policyhub/contracts';
 import type { Db, Queryable } from '@policyhub/db';
 import { type EventTransport, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
 import type { Logger } from '@policyhub/telemetry';
+import { ConfigurationVersionRepository } from '../db/configuration-version-repository.js';
 import { ObjectDeletionRepository } from '../db/object-deletion-repository.js';
 import { RunRepository } from '../db/run-repository.js';
 import { runObjectPrefix } from '../domain/ports.js';
 
 /**
- * A deleted workspace or organization takes its runs with it (checks, comments and events
- * cascade). Stored plan files are queued for the object sweeper in the same transaction.
+ * A deleted workspace or organization takes its runs with it (plans, checks, comments and events
+ * cascade) and its configuration versions. Stored plan files are queued for the object sweeper
+ * in the same transaction; storage removes configuration archives (and revokes their upload
+ * URLs) when it consumes the same deletion.
  * Idempotent: a repeated event deletes nothing more.
  */
 export function startDeletionConsumer(options: {
@@ -19,6 +22,7 @@ export function startDeletionConsumer(options: {
 }): Promise<Subscription> {
   const removeRuns = async (tx: Queryable, column: 'workspace_id' | 'organization', value: string) => {
     const deleted = await new RunRepository(tx).deleteWhere(column, value);
+    await new ConfigurationVersionRepository(tx).deleteWhere(column, value);
     await new ObjectDeletionRepository(tx).enqueue(deleted.map((r) => runObjectPrefix(r.organization, r.id)));
     if (deleted.length > 0) options.onObjectsOrphaned();
   };

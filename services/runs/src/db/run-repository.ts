@@ -10,6 +10,7 @@ export interface RunRow {
   status_timestamps: Record<string, string>;
   plan_only: boolean;
   plan_object_key: string | null;
+  configuration_version_id: string | null;
   created_by: string;
   created_at: string;
   updated_at: string;
@@ -20,6 +21,7 @@ export interface RunView extends RunRow {
   policy_check_ids: string[];
   comment_ids: string[];
   run_event_ids: string[];
+  plan_id: string;
 }
 
 // One statement for any number of runs: the relationship ids come from correlated subqueries
@@ -28,7 +30,8 @@ const VIEW = `
   SELECT r.*,
     COALESCE((SELECT array_agg(c.id ORDER BY c.created_at, c.id) FROM policy_checks c WHERE c.run_id = r.id), '{}') AS policy_check_ids,
     COALESCE((SELECT array_agg(m.id ORDER BY m.created_at, m.id) FROM comments m WHERE m.run_id = r.id), '{}') AS comment_ids,
-    COALESCE((SELECT array_agg(e.id ORDER BY e.created_at, e.id) FROM run_events e WHERE e.run_id = r.id), '{}') AS run_event_ids
+    COALESCE((SELECT array_agg(e.id ORDER BY e.created_at, e.id) FROM run_events e WHERE e.run_id = r.id), '{}') AS run_event_ids,
+    (SELECT p.id FROM plans p WHERE p.run_id = r.id) AS plan_id
   FROM runs r`;
 const VIEW_WITH_TOTAL = VIEW.replace('SELECT r.*,', 'SELECT r.*, count(*) OVER () AS total,');
 
@@ -43,12 +46,13 @@ export class RunRepository {
     status: string;
     statusTimestamps: Record<string, string>;
     planOnly: boolean;
+    configurationVersionId: string | null;
     createdBy: string;
     createdAt: string;
   }): Promise<void> {
     await this.db.query(
-      `INSERT INTO runs (id, organization, workspace_id, message, status, status_timestamps, plan_only, created_by, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
+      `INSERT INTO runs (id, organization, workspace_id, message, status, status_timestamps, plan_only, created_by, created_at, updated_at, configuration_version_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
       [
         run.id,
         run.organization,
@@ -59,6 +63,7 @@ export class RunRepository {
         run.planOnly,
         run.createdBy,
         run.createdAt,
+        run.configurationVersionId,
       ],
     );
   }

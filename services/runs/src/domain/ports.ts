@@ -50,3 +50,30 @@ export const runObjectPrefix = (organization: string, runId: string): string =>
  * also bounds what can be stored).
  */
 export const MAX_PLAN_BYTES = 100 * 1024 * 1024;
+
+/** Storage's single-use upload sessions (DESIGN §7), for configuration version archives. */
+export interface UploadSessions {
+  create(request: {
+    organization: string;
+    ownerKind: string;
+    ownerId: string;
+    ownerParentId: string;
+    expiresAt: string;
+  }): Promise<{ token: string; expiresAt: string }>;
+}
+
+/** A stored object being written chunk by chunk (backpressure: await each write). */
+export interface ObjectWriter {
+  write(chunk: Buffer): Promise<void>;
+  /** Ends the object and resolves once storage recorded it. */
+  finish(): Promise<{ sizeBytes: number }>;
+  /** Gives up: nothing is recorded for this writer. */
+  abort(): void;
+}
+
+/** Streaming access to objects, for documents too large to hold in memory. */
+export interface ObjectStreams {
+  openWriter(key: string, contentType: string): ObjectWriter;
+  /** The object's bytes as they arrive, or undefined when it does not exist. */
+  openReader(key: string): Promise<AsyncIterable<Buffer> | undefined>;
+}

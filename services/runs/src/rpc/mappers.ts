@@ -1,10 +1,13 @@
 import type { runsV1 } from '@policyhub/contracts';
 import { type Principal, hasPermission } from '@policyhub/grpc-runtime';
 import type { CommentRow } from '../db/comment-repository.js';
+import type { ConfigurationVersionRow } from '../db/configuration-version-repository.js';
+import type { PlanRow } from '../db/plan-repository.js';
 import type { PolicyCheckRow } from '../db/policy-check-repository.js';
 import type { RunEventRow } from '../db/run-event-repository.js';
 import type { RunView } from '../db/run-repository.js';
 import type { LeaseRow } from '../db/policy-check-repository.js';
+import { isCvUploadUsable } from '../domain/configuration-versions.js';
 import { isOverridable } from '../domain/policy-check-status.js';
 import { OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';
 import { isFinalRunStatus } from '../domain/run-status.js';
@@ -29,6 +32,44 @@ export const toRun = (r: RunView, principal: Principal | undefined): runsV1.Run 
   hasPlan: r.plan_object_key !== null,
   isCancelable: !isFinalRunStatus(r.status),
   canComment: hasPermission(principal, r.organization, READ_RUNS),
+  planId: r.plan_id,
+  configurationVersionId: r.configuration_version_id ?? '',
+});
+
+export const toPlan = (p: PlanRow): runsV1.Plan => ({
+  id: p.id,
+  runId: p.run_id,
+  organization: p.organization,
+  status: p.status,
+  statusTimestamps: chronological(p.status_timestamps),
+  hasChanges: p.has_changes,
+  resourceAdditions: p.resource_additions,
+  resourceChanges: p.resource_changes,
+  resourceDestructions: p.resource_destructions,
+  resourceImports: p.resource_imports,
+  hasJsonOutput: p.has_json_output,
+  createdAt: p.created_at,
+  updatedAt: p.updated_at,
+});
+
+export const toConfigurationVersion = (
+  v: ConfigurationVersionRow,
+  now = new Date(),
+): runsV1.ConfigurationVersion => ({
+  id: v.id,
+  organization: v.organization,
+  workspaceId: v.workspace_id,
+  status: v.status,
+  statusTimestamps: chronological(v.status_timestamps),
+  source: v.source,
+  autoQueueRuns: v.auto_queue_runs,
+  speculative: v.speculative,
+  provisional: v.provisional,
+  error: v.error ?? '',
+  errorMessage: v.error_message ?? '',
+  uploadToken: isCvUploadUsable(v, now) ? v.upload_token! : '',
+  createdAt: v.created_at,
+  updatedAt: v.updated_at,
 });
 
 export const toRunEvent = (e: RunEventRow): runsV1.RunEvent => ({

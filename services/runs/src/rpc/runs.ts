@@ -10,6 +10,7 @@ export function runHandlers(runs: RunWorkflows): Handlers<runsV1.RunsHandlers> {
         workspaceId: req.workspaceId,
         message: req.message,
         planOnly: req.planOnly,
+        configurationVersionId: req.configurationVersionId,
       });
       return { run: toRun(run, principal) };
     },

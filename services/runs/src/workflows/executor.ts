@@ -1,14 +1,16 @@
-import { conflict, invalidAttribute, newId, notFound } from '@policyhub/errors';
-import { PolicyCheckRepository } from '../db/policy-check-repository.js';
+import { invalidAttribute, notFound } from '@policyhub/errors';
+import { PlanRepository } from '../db/plan-repository.js';
 import { RunRepository, type RunView } from '../db/run-repository.js';
-import { CHECK_STATUS } from '../domain/policy-check-status.js';
+import { summarizeParsedPlan } from '../domain/plan-document.js';
+import { PLAN_STATUS } from '../domain/plan-status.js';
 import { planObjectKey } from '../domain/ports.js';
-import { RUN_STATUS, canFinishPlan, isFinalRunStatus, withStatusTimestamp } from '../domain/run-status.js';
+import { RUN_STATUS, canFinishPlan, isFinalRunStatus } from '../domain/run-status.js';
 import type { WorkflowContext } from './context.js';
+import { claimPlan, finishPlan, releasePlan, runStateConflict as stateConflict } from './plan-finishing.js';
 import { cancelOpenChecks, moveRun, recordRunEvent } from './transitions.js';
 
-const stateConflict = (status: string, action: string) =>
-  conflict('RUNS_RUN_STATE_CONFLICT', `the run is ${status}; ${action}`);
+/** How long a report waits for another writer of the same plan (an HTTP upload, a retry). */
+const CLAIM_WAIT_MS = 30_000;
 
 /** What an executor reports about a run (internal API, no principal). */
 export class ExecutorWorkflows {
@@ -19,44 +21,44 @@ export class ExecutorWorkflows {
   }
 
   /**
-   * Stores the plan JSON, then creates ONE queued policy check when kind_a sets apply (run →
-   * policy_checking) or moves the run to planned. A repeated report returns the run unchanged,
-   * so an executor may retry safely.
+   * Stores the plan JSON, then finishes the plan like every other way a plan arrives
+   * (plan-finishing.ts). A repeated report returns the run unchanged, so an executor may retry
+   * safely; a report while the same plan is being written (a retry, an HTTP upload) waits for
+   * that writer and then returns the run as it left it.
    */
   async planFinished(runId: string, planJson: Buffer): Promise<RunView> {
     const run = await this.runs.get(runId);
     if (!run) throw notFound('RUNS_RUN_NOT_FOUND');
     if (run.plan_object_key) return (await this.runs.getView(runId))!;
     if (!canFinishPlan(run.status)) throw stateConflict(run.status, 'only a pending run can finish its plan');
-    assertJsonObject(planJson);
-    const workspace = await this.ctx.workspaces.getWorkspace(run.workspace_id);
-    if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    const sets = await this.ctx.policySets.applicableSets(workspace);
-    const key = planObjectKey(run.organization, run.id);
-    await this.ctx.objects.put(key, planJson, 'application/json');
-
-    await this.ctx.db.transaction(async (tx) => {
-      const locked = await new RunRepository(tx).getForUpdate(runId);
-      if (!locked) throw notFound('RUNS_RUN_NOT_FOUND');
-      if (locked.plan_object_key) return; // a concurrent report of the same plan won
-      if (!canFinishPlan(locked.status))
-        throw stateConflict(locked.status, 'only a pending run can finish its plan');
-      if (sets.length === 0) {
-        await moveRun(tx, locked, RUN_STATUS.planned, key);
-        return;
-      }
-      const now = new Date();
-      await new PolicyCheckRepository(tx).insert({
-        id: newId('polchk'),
-        runId,
-        status: CHECK_STATUS.queued,
-        statusTimestamps: withStatusTimestamp({}, CHECK_STATUS.queued, now),
-        policySets: sets,
-        createdAt: now.toISOString(),
-      });
-      await moveRun(tx, locked, RUN_STATUS.policyChecking, key);
-    });
+    const summary = summarizeParsedPlan(parseJsonObject(planJson));
+    const plan = await new PlanRepository(this.ctx.db).getByRun(runId);
+    if (!plan) throw notFound('RUNS_PLAN_NOT_FOUND');
+    const attempt = await this.waitForPlan(plan.id);
+    if (!attempt) return (await this.runs.getView(runId))!;
+    try {
+      const key = planObjectKey(run.organization, run.id);
+      await this.ctx.objects.put(key, planJson, 'application/json');
+      await finishPlan(this.ctx, run, { key, summary, sizeBytes: planJson.length, attempt });
+    } finally {
+      await releasePlan(this.ctx, plan.id, attempt);
+    }
     return (await this.runs.getView(runId))!;
+  }
+
+  /** Holds the plan for this report; undefined when another writer finished it meanwhile. */
+  private async waitForPlan(planId: string): Promise<string | undefined> {
+    const deadline = Date.now() + CLAIM_WAIT_MS;
+    while (true) {
+      try {
+        return await claimPlan(this.ctx, planId);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'RUNS_PLAN_ALREADY_UPLOADED') return undefined;
+        if (code !== 'RUNS_PLAN_UPLOAD_IN_PROGRESS' || Date.now() > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
   }
 
   /** The run failed: → errored, and a check still waiting for an evaluator is canceled. */
@@ -81,13 +83,18 @@ export class ExecutorWorkflows {
       if (isFinalRunStatus(run.status)) throw stateConflict(run.status, `it cannot become ${status}`);
       await cancelOpenChecks(tx, runId);
       await moveRun(tx, run, status);
+      await new PlanRepository(tx).endPending(
+        runId,
+        status === RUN_STATUS.canceled ? PLAN_STATUS.canceled : PLAN_STATUS.errored,
+        new Date().toISOString(),
+      );
       await recordRunEvent(tx, { runId, action: status, description: description.slice(0, 10_000) });
     });
     return (await this.runs.getView(runId))!;
   }
 }
 
-function assertJsonObject(bytes: Buffer): void {
+function parseJsonObject(bytes: Buffer): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
@@ -97,4 +104,5 @@ function assertJsonObject(bytes: Buffer): void {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw invalidAttribute('RUNS_INVALID_PLAN_JSON', '/plan_json', 'plan_json must be a JSON object');
   }
+  return parsed as Record<string, unknown>;
 }

@@ -1,6 +1,7 @@
 import { pageInfo, pageWindow } from '@policyhub/db';
-import { newId, notFound } from '@policyhub/errors';
+import { AppError, notFound } from '@policyhub/errors';
 import { type Principal, hasPermission } from '@policyhub/grpc-runtime';
+import { ConfigurationVersionRepository } from '../db/configuration-version-repository.js';
 import { RunEventRepository, type RunEventRow } from '../db/run-event-repository.js';
 import { RunRepository, type RunView } from '../db/run-repository.js';
 import {
@@ -10,10 +11,10 @@ import {
   requirePrincipal,
   validateRunMessage,
 } from '../domain/rules.js';
-import { RUN_STATUS, withStatusTimestamp } from '../domain/run-status.js';
+import { CV_STATUS, INVALID_RUN_PARAMETERS } from '../domain/configuration-versions.js';
 import { readableRun } from './access.js';
 import type { WorkflowContext } from './context.js';
-import { recordRunEvent } from './transitions.js';
+import { insertRun } from './run-creation.js';
 
 type Page = { number?: number; size?: number } | null | undefined;
 
@@ -29,7 +30,7 @@ export class RunWorkflows {
 
   async create(
     principal: Principal | undefined,
-    input: { workspaceId: string; message: string; planOnly: boolean },
+    input: { workspaceId: string; message: string; planOnly: boolean; configurationVersionId?: string },
   ): Promise<RunView> {
     const caller = requirePrincipal(principal);
     const workspace = input.workspaceId
@@ -38,21 +39,34 @@ export class RunWorkflows {
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
     requirePermission(caller, workspace.organization, CREATE_RUNS, 'RUNS_WORKSPACE_NOT_FOUND');
     const message = validateRunMessage(input.message);
-    const id = newId('run');
-    const now = new Date();
-    await this.ctx.db.transaction(async (tx) => {
-      await new RunRepository(tx).insert({
-        id,
+    const id = await this.ctx.db.transaction(async (tx) => {
+      let speculative = false;
+      if (input.configurationVersionId) {
+        const cv = await new ConfigurationVersionRepository(tx).get(input.configurationVersionId);
+        // Missing and another workspace's look the same: nothing about other workspaces leaks.
+        if (!cv || cv.workspace_id !== workspace.id) {
+          throw unusableConfigurationVersion(
+            'RUNS_CONFIGURATION_VERSION_NOT_FOUND',
+            `the configuration version ${input.configurationVersionId} does not belong to this workspace`,
+          );
+        }
+        if (cv.status !== CV_STATUS.uploaded) {
+          throw unusableConfigurationVersion(
+            'RUNS_CONFIGURATION_VERSION_NOT_UPLOADED',
+            `the configuration version ${cv.id} is ${cv.status}, not uploaded`,
+          );
+        }
+        speculative = cv.speculative;
+      }
+      return insertRun(tx, {
         organization: workspace.organization,
         workspaceId: workspace.id,
         message,
-        status: RUN_STATUS.pending,
-        statusTimestamps: withStatusTimestamp({}, RUN_STATUS.pending, now),
-        planOnly: input.planOnly,
+        // A speculative configuration can only be planned (upstream).
+        planOnly: input.planOnly || speculative,
+        configurationVersionId: input.configurationVersionId || null,
         createdBy: caller.userId,
-        createdAt: now.toISOString(),
       });
-      await recordRunEvent(tx, { runId: id, action: 'created', actorUserId: caller.userId });
     });
     return (await this.runs.getView(id))!;
   }
@@ -97,3 +111,13 @@ export class RunWorkflows {
     return { events: rows, page: pageInfo(w, total) };
   }
 }
+
+/** Upstream's 422 for a run whose configuration version cannot be used, with the reason added. */
+const unusableConfigurationVersion = (code: string, reason: string) =>
+  new AppError('invalid', code, [
+    {
+      title: 'unprocessable entity',
+      detail: `${INVALID_RUN_PARAMETERS}: ${reason}`,
+      pointer: '/data/relationships/configuration-version/data/id',
+    },
+  ]);

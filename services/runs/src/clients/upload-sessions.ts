@@ -1,0 +1,23 @@
+import { contracts } from '@policyhub/contracts';
+import { type ClientCredential, createClient } from '@policyhub/grpc-runtime';
+import type { UploadSessions } from '../domain/ports.js';
+import { dependencyFailure } from './dependency-errors.js';
+
+/** Storage's upload sessions (configuration version archives). */
+export function grpcUploadSessions(
+  address: string,
+  credential: ClientCredential,
+): UploadSessions & { close(): void } {
+  const client = createClient(contracts().policyhub.storage.v1.Storage, address, credential);
+  return {
+    async create(request) {
+      try {
+        const session = await client.CreateUploadSession(request);
+        return { token: session.token, expiresAt: session.expiresAt };
+      } catch (err) {
+        return dependencyFailure('storage', err);
+      }
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,48 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { runsV1 } from '@policyhub/contracts';
+import { type Handlers, type ImplementOptions, streaming } from '@policyhub/grpc-runtime';
+import type { ConfigurationVersionWorkflows } from '../workflows/configuration-versions.js';
+import { toConfigurationVersion } from './mappers.js';
+import { callerPrincipal, serveStream } from './streams.js';
+
+type Options = ImplementOptions;
+
+export function configurationVersionHandlers(
+  versions: ConfigurationVersionWorkflows,
+  options: Options,
+): Handlers<runsV1.ConfigurationVersionsHandlers> {
+  return {
+    async CreateConfigurationVersion(req, { principal }) {
+      return toConfigurationVersion(
+        await versions.create(principal, {
+          workspaceId: req.workspaceId,
+          autoQueueRuns: req.autoQueueRuns,
+          speculative: req.speculative,
+          provisional: req.provisional,
+        }),
+      );
+    },
+    async GetConfigurationVersion(req, { principal }) {
+      return toConfigurationVersion(await versions.get(principal, req.id));
+    },
+    async ListWorkspaceConfigurationVersions(req, { principal }) {
+      const res = await versions.listByWorkspace(principal, req.workspaceId, req.page);
+      const now = new Date();
+      return {
+        configurationVersions: res.versions.map((v) => toConfigurationVersion(v, now)),
+        page: res.page,
+      };
+    },
+    DownloadConfigurationVersion: streaming(
+      (
+        call: grpc.ServerWritableStream<
+          runsV1.DownloadConfigurationVersionRequest__Output,
+          runsV1.ArchiveChunk
+        >,
+      ) =>
+        serveStream(call, 'DownloadConfigurationVersion', options, () =>
+          versions.openArchive(callerPrincipal(call, options), call.request.id),
+        ),
+    ),
+  };
+}

@@ -1,0 +1,41 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { runsV1 } from '@policyhub/contracts';
+import { type Handlers, type ImplementOptions, streaming } from '@policyhub/grpc-runtime';
+import type { PlanWorkflows } from '../workflows/plans.js';
+import { toPlan, toRun } from './mappers.js';
+import { callerPrincipal, headerThenData, respond, serveStream } from './streams.js';
+
+type Options = ImplementOptions;
+
+export function planHandlers(plans: PlanWorkflows, options: Options): Handlers<runsV1.PlansHandlers> {
+  return {
+    async GetPlan(req, { principal }) {
+      return toPlan(await plans.get(principal, req.id));
+    },
+
+    UploadPlanJson: streaming(
+      (
+        call: grpc.ServerReadableStream<runsV1.UploadPlanJsonChunk__Output, runsV1.UploadPlanJsonResponse>,
+        callback: grpc.sendUnaryData<runsV1.UploadPlanJsonResponse>,
+      ) =>
+        respond(call, callback, 'UploadPlanJson', options, async () => {
+          const principal = callerPrincipal(call, options);
+          const { first, data } = await headerThenData(call, 'planId');
+          const { plan, run } = await plans.uploadJson(
+            principal,
+            first.planId ?? '',
+            data,
+            () => call.cancelled,
+          );
+          return { plan: toPlan(plan), run: toRun(run, principal) };
+        }),
+    ),
+
+    DownloadPlanJson: streaming(
+      (call: grpc.ServerWritableStream<runsV1.DownloadPlanJsonRequest__Output, runsV1.PlanJsonChunk>) =>
+        serveStream(call, 'DownloadPlanJson', options, () =>
+          plans.openJson(callerPrincipal(call, options), call.request.id),
+        ),
+    ),
+  };
+}

@@ -1,0 +1,139 @@
+import type { storageV1 } from '@policyhub/contracts';
+import { pageInfo, pageWindow, type Queryable } from '@policyhub/db';
+import { newId, notFound } from '@policyhub/errors';
+import type { Principal } from '@policyhub/grpc-runtime';
+import {
+  ConfigurationVersionRepository,
+  type ConfigurationVersionRow,
+} from '../db/configuration-version-repository.js';
+import {
+  CV_STATUS,
+  CV_UPLOAD_OWNER_KIND,
+  autoQueuedRunMessage,
+  cvUploadExpiry,
+} from '../domain/configuration-versions.js';
+import { CREATE_RUNS, READ_RUNS, requirePermission, requirePrincipal } from '../domain/rules.js';
+import { withStatusTimestamp } from '../domain/run-status.js';
+import type { WorkflowContext } from './context.js';
+import { insertRun } from './run-creation.js';
+
+type Page = { number?: number; size?: number } | null | undefined;
+
+/** Configuration versions of workspaces (upstream's API-driven workflow). */
+export class ConfigurationVersionWorkflows {
+  private readonly versions: ConfigurationVersionRepository;
+
+  constructor(private readonly ctx: WorkflowContext) {
+    this.versions = new ConfigurationVersionRepository(ctx.db);
+  }
+
+  /** A pending version with a single-use upload URL (storage session bound to it). */
+  async create(
+    principal: Principal | undefined,
+    input: { workspaceId: string; autoQueueRuns: boolean; speculative: boolean; provisional: boolean },
+  ): Promise<ConfigurationVersionRow> {
+    const caller = requirePrincipal(principal);
+    const workspace = input.workspaceId
+      ? await this.ctx.workspaces.getWorkspace(input.workspaceId)
+      : undefined;
+    if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
+    requirePermission(caller, workspace.organization, CREATE_RUNS, 'RUNS_WORKSPACE_NOT_FOUND');
+    const id = newId('cv');
+    const createdAt = new Date();
+    const session = await this.ctx.uploadSessions.create({
+      organization: workspace.organization,
+      ownerKind: CV_UPLOAD_OWNER_KIND,
+      ownerId: id,
+      ownerParentId: workspace.id,
+      expiresAt: cvUploadExpiry(createdAt).toISOString(),
+    });
+    // Storage's session exists now; if this insert fails it simply expires unused.
+    return this.versions.insert({
+      id,
+      organization: workspace.organization,
+      workspaceId: workspace.id,
+      autoQueueRuns: input.autoQueueRuns,
+      speculative: input.speculative,
+      provisional: input.provisional,
+      statusTimestamps: withStatusTimestamp({}, CV_STATUS.pending, createdAt),
+      uploadToken: session.token,
+      uploadExpiresAt: session.expiresAt,
+      createdBy: caller.userId,
+      createdAt: createdAt.toISOString(),
+    });
+  }
+
+  async get(principal: Principal | undefined, id: string): Promise<ConfigurationVersionRow> {
+    const version = await this.versions.get(id);
+    if (!version) throw notFound('RUNS_CONFIGURATION_VERSION_NOT_FOUND');
+    requirePermission(principal, version.organization, READ_RUNS, 'RUNS_CONFIGURATION_VERSION_NOT_FOUND');
+    return version;
+  }
+
+  async listByWorkspace(principal: Principal | undefined, workspaceId: string, page: Page) {
+    requirePrincipal(principal);
+    const workspace = await this.ctx.workspaces.getWorkspace(workspaceId);
+    if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
+    requirePermission(principal, workspace.organization, READ_RUNS, 'RUNS_WORKSPACE_NOT_FOUND');
+    const w = pageWindow(page);
+    const { rows, total } = await this.versions.listByWorkspace(workspaceId, w.size, w.offset);
+    return { versions: rows, page: pageInfo(w, total) };
+  }
+
+  /** The archive of an uploaded version; NOT_FOUND before (and for callers without read-runs). */
+  async openArchive(principal: Principal | undefined, id: string): Promise<AsyncIterable<Buffer>> {
+    const version = await this.get(principal, id);
+    if (version.status !== CV_STATUS.uploaded || !version.object_key)
+      throw notFound('RUNS_CONFIGURATION_VERSION_NOT_UPLOADED');
+    const stream = await this.ctx.streams.openReader(version.object_key);
+    if (!stream) throw notFound('RUNS_CONFIGURATION_VERSION_NOT_UPLOADED');
+    return stream;
+  }
+}
+
+/**
+ * Applies an upload's outcome (storage.upload-completed for owner kind "configuration-version")
+ * inside the consumer's transaction: uploaded or errored; an upload to a version with
+ * auto-queue-runs also queues a run on it (plan-only when the version is speculative), created
+ * for the user who created the version. A version no longer pending (the event came again) or
+ * gone (its workspace was deleted) is left alone, so the effect happens exactly once.
+ */
+export async function applyConfigurationUpload(
+  tx: Queryable,
+  p: storageV1.UploadCompleted__Output,
+): Promise<void> {
+  if (p.ownerKind !== CV_UPLOAD_OWNER_KIND) return;
+  const repo = new ConfigurationVersionRepository(tx);
+  const version = await repo.get(p.ownerId, { forUpdate: true });
+  if (!version || version.status !== CV_STATUS.pending) return;
+  const now = new Date();
+  if (!p.ok) {
+    const timestamps = withStatusTimestamp(version.status_timestamps, CV_STATUS.errored, now);
+    await repo.settle(
+      version.id,
+      {
+        status: 'errored',
+        error: p.errorCode || 'UPLOAD_FAILED',
+        errorMessage: p.errorMessage || 'the upload could not be processed',
+      },
+      { ...timestamps, 'finished-at': timestamps['errored-at']! },
+    );
+    return;
+  }
+  const timestamps = withStatusTimestamp(version.status_timestamps, CV_STATUS.uploaded, now);
+  await repo.settle(
+    version.id,
+    { status: 'uploaded', objectKey: p.objectKey, sizeBytes: Number(p.sizeBytes), sha256: p.sha256 },
+    { ...timestamps, 'finished-at': timestamps['uploaded-at']! },
+  );
+  if (version.auto_queue_runs) {
+    await insertRun(tx, {
+      organization: version.organization,
+      workspaceId: version.workspace_id,
+      message: autoQueuedRunMessage(version.id),
+      planOnly: version.speculative,
+      configurationVersionId: version.id,
+      createdBy: version.created_by,
+    });
+  }
+}
