@@ -191,12 +191,12 @@ export class PlanDocumentValidator {
     return pointerOf(this.path());
   }
 
-  private syntax(detail: string): never {
-    throw invalidPlan(this.here(), `the plan is not valid JSON: ${detail}`);
+  private syntax(detail: string): AppError {
+    return invalidPlan(this.here(), `the plan is not valid JSON: ${detail}`);
   }
 
   private onToken(token: TokenType, value: unknown): void {
-    if (this.state === 'done') this.syntax('unexpected data after the end of the document');
+    if (this.state === 'done') throw this.syntax('unexpected data after the end of the document');
     const top = this.stack.at(-1);
     if (!top) {
       if (token !== TokenType.LEFT_BRACE) {
@@ -217,14 +217,17 @@ export class PlanDocumentValidator {
           top.expect = 'colon';
           return;
         }
-        if (token === TokenType.RIGHT_BRACE && top.expect === 'key-or-end') return this.close();
-        return this.syntax('expected a property name');
+        if (token === TokenType.RIGHT_BRACE && top.expect === 'key-or-end') {
+          this.close();
+          return;
+        }
+        throw this.syntax('expected a property name');
       case 'colon':
         if (token === TokenType.COLON) {
           top.expect = 'value';
           return;
         }
-        return this.syntax('expected ":"');
+        throw this.syntax('expected ":"');
       case 'comma-or-end':
         if (token === TokenType.COMMA) {
           if (top.kind === 'array') {
@@ -239,18 +242,22 @@ export class PlanDocumentValidator {
           (token === TokenType.RIGHT_BRACE && top.kind === 'object') ||
           (token === TokenType.RIGHT_BRACKET && top.kind === 'array')
         ) {
-          return this.close();
+          this.close();
+          return;
         }
-        return this.syntax(top.kind === 'object' ? 'expected "," or "}"' : 'expected "," or "]"');
+        throw this.syntax(top.kind === 'object' ? 'expected "," or "}"' : 'expected "," or "]"');
       case 'value':
       case 'value-or-end':
-        if (token === TokenType.RIGHT_BRACKET && top.expect === 'value-or-end') return this.close();
-        return this.value(top, token, value);
+        if (token === TokenType.RIGHT_BRACKET && top.expect === 'value-or-end') {
+          this.close();
+          return;
+        }
+        this.value(top, token, value);
     }
   }
 
   private value(top: Frame, token: TokenType, value: unknown): void {
-    if (JSON_KIND[token] === undefined) this.syntax('expected a value');
+    if (JSON_KIND[token] === undefined) throw this.syntax('expected a value');
     this.check(token, value);
     if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
       const isObject = token === TokenType.LEFT_BRACE;
