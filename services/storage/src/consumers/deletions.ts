@@ -2,12 +2,13 @@ import type { adminorgsV1, policysetsV1 } from '@policyhub/contracts';
 import type { Queryable } from '@policyhub/db';
 import { type ConsumedEvent, TOPICS } from '@policyhub/events';
 import { SessionRepository } from '../db/session-repository.js';
-import { policySetPrefix } from '../domain/object-keys.js';
+import { policySetPrefix, workspacePrefix } from '../domain/object-keys.js';
 import type { ObjectStore } from '../objects/object-store.js';
 import { deleteObjects } from '../stored-objects/delete-objects.js';
 
 /**
- * Storage follows deletions elsewhere: an organization's or a policy set's upload sessions are
+ * Storage follows deletions elsewhere: an organization's, a policy set's or a workspace's (its
+ * configuration versions') upload sessions are
  * revoked (their URLs then answer 404) and their objects removed by key prefix. Both run inside the
  * consumer's transaction; the store deletions are idempotent, so a retry after a failure is safe.
  */
@@ -19,6 +20,14 @@ export function deletionHandlers(store: ObjectStore) {
         const { organization } = event.payload;
         await new SessionRepository(tx).deleteFor(organization);
         await deleteObjects(tx, store, { prefixes: [`${organization}/`] });
+      },
+    },
+    {
+      topic: TOPICS.workspaceDeleted,
+      async handle(event: ConsumedEvent<adminorgsV1.WorkspaceDeleted__Output>, tx: Queryable) {
+        const { organization, workspaceId } = event.payload;
+        await new SessionRepository(tx).deleteFor(organization, workspaceId);
+        await deleteObjects(tx, store, { prefixes: [workspacePrefix(organization, workspaceId)] });
       },
     },
     {

@@ -68,6 +68,14 @@ export function uploadObjectKey(
           'a policy set version upload needs its policy set id',
         );
       return requireObjectKey(`${organization}/policy-sets/${ownerParentId}/versions/${ownerId}.tar.gz`);
+    case 'configuration-version':
+      if (!ownerParentId)
+        throw invalidAttribute(
+          'STORAGE_INVALID_SESSION',
+          '/owner_parent_id',
+          'a configuration version upload needs its workspace id',
+        );
+      return requireObjectKey(`${workspacePrefix(organization, ownerParentId)}configuration-versions/${ownerId}.tar.gz`);
     default:
       throw invalidAttribute(
         'STORAGE_INVALID_SESSION',
@@ -76,6 +84,10 @@ export function uploadObjectKey(
       );
   }
 }
+
+/** Prefix of everything storage keeps for a workspace (its configuration version archives). */
+export const workspacePrefix = (organization: string, workspaceId: string): string =>
+  `${organization}/workspaces/${workspaceId}/`;
 
 /** Prefix of everything stored for a policy set (its version archives). */
 export const policySetPrefix = (organization: string, policySetId: string): string =>

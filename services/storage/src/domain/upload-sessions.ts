@@ -36,13 +36,13 @@ export function sessionProblem(session: UploadSession | undefined, now: Date): A
   if (session.usedAt) {
     return conflict(
       'STORAGE_UPLOAD_ALREADY_USED',
-      'This upload URL has already been used; create a new policy set version to upload again.',
+      `This upload URL has already been used; create a new ${ownerNoun(session.ownerKind)} to upload again.`,
     );
   }
   if (Date.parse(session.expiresAt) <= now.getTime()) {
     return conflict(
       'STORAGE_UPLOAD_EXPIRED',
-      `This upload URL expired at ${session.expiresAt}; create a new policy set version to upload again.`,
+      `This upload URL expired at ${session.expiresAt}; create a new ${ownerNoun(session.ownerKind)} to upload again.`,
     );
   }
   if (session.claimedUntil && Date.parse(session.claimedUntil) > now.getTime()) {
@@ -50,6 +50,10 @@ export function sessionProblem(session: UploadSession | undefined, now: Date): A
   }
   return undefined;
 }
+
+/** What a user creates to get a new upload URL, by owner kind. */
+const ownerNoun = (ownerKind: string): string =>
+  ownerKind === 'configuration-version' ? 'configuration version' : 'policy set version';
 
 export const isUploadSessionError = (err: unknown): err is AppError =>
   err instanceof AppError && err.code.startsWith('STORAGE_UPLOAD_');
