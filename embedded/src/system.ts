@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startAdminOrgs } from '@policyhub/admin-orgs';
 import { startPolicySets } from '@policyhub/policy-sets';
-import { describeEngines, detectEngines, EvaluatorWorker, startRuns } from '@policyhub/runs';
+import { describeEngines, detectEngines, EvaluatorWorker, runsConfigShape, startRuns } from '@policyhub/runs';
 import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
 import { loadConfig } from '@policyhub/config';
 import { createTransport, type EventTransport, InProcessTransport } from '@policyhub/events';
@@ -114,6 +114,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const storageConfig = storageSettings(
     loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir }),
   );
+  const runsConfig = loadConfig(runsConfigShape, process.env);
   const started: Array<{ close(): Promise<void> }> = [];
   let postgres: EmbeddedPostgresHandle | undefined;
   try {
@@ -174,6 +175,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       adminOrgsAddress: adminOrgs.address,
       policySetsAddress: policySets.address,
       storageAddress: storage.address,
+      planMaxBytes: runsConfig.PLAN_MAX_BYTES,
     });
     started.push(runs);
     services.runs = runs;

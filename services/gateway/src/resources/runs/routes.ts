@@ -15,11 +15,13 @@ export function registerRunRoutes(app: FastifyInstance, ctx: RouteContext): void
   const { clients } = ctx;
 
   app.post('/runs', async (request, reply) => {
-    // Other linkage clients send (configuration-version, ...) is outside this product: ignored.
+    // Other linkage clients send (variables, ...) is outside this product: ignored.
     const doc = new RequestDocument(request.body, 'runs');
     const message = doc.nullableString('message', { maxLength: 10_000 }) ?? '';
     const planOnly = doc.boolean('plan-only') ?? false;
     const workspaceId = doc.relationshipId('workspace', 'workspaces');
+    const configurationVersionId =
+      doc.relationshipId('configuration-version', 'configuration-versions') ?? '';
     doc.done();
     if (!workspaceId) {
       throw invalidAttribute(
@@ -28,7 +30,10 @@ export function registerRunRoutes(app: FastifyInstance, ctx: RouteContext): void
         'Workspace is required',
       );
     }
-    const { run } = await clients.runs.CreateRun({ workspaceId, message, planOnly }, as(request));
+    const { run } = await clients.runs.CreateRun(
+      { workspaceId, message, planOnly, configurationVersionId },
+      as(request),
+    );
     return sendDocument(reply, 201, { data: serializeRun(run!) });
   });
 

@@ -28,6 +28,8 @@ export function serializeRun(r: runsV1.Run__Output): ResourceObject {
     },
     relationships: {
       workspace: toOne('workspaces', r.workspaceId),
+      'configuration-version': toOne('configuration-versions', r.configurationVersionId),
+      plan: toOne('plans', r.planId),
       'policy-checks': toMany('policy-checks', r.policyCheckIds),
       comments: toMany('comments', r.commentIds),
       'run-events': toMany('run-events', r.runEventIds),

@@ -1,0 +1,73 @@
+import type { Readable } from 'node:stream';
+import type { runsV1 } from '@policyhub/contracts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { STREAM_DEADLINE_MS, sendServerStream, streamBody } from '../../grpc-streams.js';
+import { type RouteContext, as, paramsOf, sendDocument } from '../../route-context.js';
+import { serializePlan } from './serializer.js';
+
+/**
+ * Plans (DESIGN §8): show, and the `terraform show -json` document in and out. The PUT body is
+ * never parsed or buffered here: whatever its declared type and size, it streams to the runs
+ * service, which validates it on the way to storage and enforces PLAN_MAX_BYTES (the gateway's
+ * JSON body limit does not apply to this route).
+ */
+export function registerPlanRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { clients } = ctx;
+
+  app.get('/plans/:id', async (request, reply) => {
+    const plan = await clients.plans.GetPlan({ id: paramsOf<'id'>(request).id }, as(request));
+    return sendDocument(reply, 200, { data: serializePlan(plan) });
+  });
+
+  app.get('/plans/:id/json-output', async (request, reply) => {
+    const call = clients.plans.raw.DownloadPlanJson(
+      { id: paramsOf<'id'>(request).id },
+      clients.plans.metadata(as(request)),
+      {
+        deadline: Date.now() + STREAM_DEADLINE_MS,
+      },
+    );
+    return sendServerStream(reply, 'application/json', call);
+  });
+
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    scope.addHook('onRequest', async (request) => {
+      request.headers['content-type'] = 'application/octet-stream';
+    });
+
+    scope.put('/plans/:id/json-output', async (request, reply) => {
+      const body = (request.body as Readable | undefined) ?? request.raw;
+      const metadata = clients.plans.metadata(as(request));
+      try {
+        const { result, bodyFullyRead } = await streamBody<
+          runsV1.UploadPlanJsonChunk,
+          runsV1.UploadPlanJsonResponse__Output
+        >(
+          (callback) =>
+            clients.plans.raw.UploadPlanJson(
+              metadata,
+              { deadline: Date.now() + STREAM_DEADLINE_MS },
+              callback,
+            ),
+          { planId: paramsOf<'id'>(request).id },
+          (data) => ({ data }),
+          body,
+        );
+        closeIfUnread(reply, bodyFullyRead);
+        return sendDocument(reply, 200, { data: serializePlan(result.plan!) });
+      } catch (err) {
+        // The client went away mid-upload (runs has discarded the attempt): nobody is left to answer.
+        if (request.raw.destroyed && !request.raw.complete) return reply.hijack();
+        closeIfUnread(reply, (err as { bodyFullyRead?: boolean }).bodyFullyRead ?? true);
+        throw err;
+      }
+    });
+  });
+}
+
+/** Runs answered before the body ended: close the connection rather than read the rest. */
+function closeIfUnread(reply: FastifyReply, bodyFullyRead: boolean): void {
+  if (!bodyFullyRead) reply.header('connection', 'close');
+}
