@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-const configArchive = () => tarOf([{ name: 'main.tf', content: 'resource "null_resource" "x" {}\n' }]).then(gzipSync);
+const configArchive = () =>
+  tarOf([{ name: 'main.tf', content: 'resource "null_resource" "x" {}\n' }]).then(gzipSync);
 
 async function createCv(workspaceId: string, attributes: Record<string, unknown> = {}) {
   const res = await org.owner.api.post(`/workspaces/${workspaceId}/configuration-versions`, {
@@ -47,7 +48,9 @@ describe('configuration versions', () => {
       status: 'pending',
     });
     expect(Object.keys(cv.attributes['status-timestamps'])).toEqual(['pending-at']);
-    expect(cv.attributes['upload-url']).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2\/uploads\/[A-Za-z0-9_-]{43}$/);
+    expect(cv.attributes['upload-url']).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/api\/v2\/uploads\/[A-Za-z0-9_-]{43}$/,
+    );
     expect(cv.links).toEqual({
       self: `/api/v2/configuration-versions/${cv.id}`,
       download: `/api/v2/configuration-versions/${cv.id}/download`,
@@ -147,9 +150,13 @@ describe('configuration versions', () => {
     expect((await upload(pending.attributes['upload-url'], await configArchive())).status).toBe(200);
     const elsewhere = await runWith(other.id, pending.id);
     expect(elsewhere.status).toBe(422);
-    expect(elsewhere.body.errors[0].detail).toMatch(/^invalid run parameters: .* does not belong to this workspace$/);
+    expect(elsewhere.body.errors[0].detail).toMatch(
+      /^invalid run parameters: .* does not belong to this workspace$/,
+    );
     const unknown = await runWith(ws.id, 'cv-0000000000000000');
-    expect(unknown.body.errors[0].detail).toBe(elsewhere.body.errors[0].detail.replace(pending.id, 'cv-0000000000000000'));
+    expect(unknown.body.errors[0].detail).toBe(
+      elsewhere.body.errors[0].detail.replace(pending.id, 'cv-0000000000000000'),
+    );
 
     const wrongType = await org.owner.api.post('/runs', {
       data: {
@@ -168,9 +175,9 @@ describe('configuration versions', () => {
       id: pending.id,
       type: 'configuration-versions',
     });
-    expect((await org.owner.api.get(`/workspaces/${ws.id}/runs`)).body.data.map((r: { id: string }) => r.id)).toEqual([
-      created.body.data.id,
-    ]);
+    expect(
+      (await org.owner.api.get(`/workspaces/${ws.id}/runs`)).body.data.map((r: { id: string }) => r.id),
+    ).toEqual([created.body.data.id]);
   });
 
   it('lists a workspace’s versions newest first, paginated like every list', async () => {
@@ -191,10 +198,17 @@ describe('configuration versions', () => {
     const second = await org.owner.api.get(first.body.links.next);
     expect(second.body.data.map((v: { id: string }) => v.id)).toEqual([ids[0]]);
     const past = await org.owner.api.get(`/workspaces/${ws.id}/configuration-versions?page%5Bnumber%5D=9`);
-    expect(past.body).toMatchObject({ data: [], meta: { pagination: { 'current-page': 9, 'total-count': 3 } } });
-    expect((await org.owner.api.get(`/workspaces/${ws.id}/configuration-versions?page%5Bsize%5D=101`)).status).toBe(422);
+    expect(past.body).toMatchObject({
+      data: [],
+      meta: { pagination: { 'current-page': 9, 'total-count': 3 } },
+    });
+    expect(
+      (await org.owner.api.get(`/workspaces/${ws.id}/configuration-versions?page%5Bsize%5D=101`)).status,
+    ).toBe(422);
     // The list shows each version exactly as the show does.
-    expect(second.body.data[0]).toEqual((await org.owner.api.get(`/configuration-versions/${ids[0]}`)).body.data);
+    expect(second.body.data[0]).toEqual(
+      (await org.owner.api.get(`/configuration-versions/${ids[0]}`)).body.data,
+    );
   });
 
   it('reading needs read-runs, creating needs manage-workspaces; others get 404 and nothing is created', async () => {
@@ -218,7 +232,11 @@ describe('configuration versions', () => {
     const bodyless = await manager.api.post(`/workspaces/${ws.id}/configuration-versions`);
     expect(bodyless.status, bodyless.text).toBe(201);
     expect(bodyless.body.data.attributes).toMatchObject({ 'auto-queue-runs': true, speculative: false });
-    expect((await org.owner.api.get(`/workspaces/${ws.id}/configuration-versions`)).body.meta.pagination['total-count']).toBe(2);
+    expect(
+      (await org.owner.api.get(`/workspaces/${ws.id}/configuration-versions`)).body.meta.pagination[
+        'total-count'
+      ],
+    ).toBe(2);
   });
 
   it('a deleted workspace takes its versions along and its upload URLs stop working', async () => {
