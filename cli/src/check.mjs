@@ -1,0 +1,263 @@
+import { createReadStream, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { ApiError, sleep } from './api.mjs';
+import { exitCodeOf, policyOutcomes, SETTLED_RUN_STATUSES, verdictOf } from './outcomes.mjs';
+
+/**
+ * @typedef {import('./api.mjs').Api} Api
+ * @typedef {{
+ *   workspace: string, plan: string, message: string, planOnly: boolean, waitOverride: boolean,
+ *   timeoutSeconds: number, json: boolean,
+ * }} CheckOptions
+ * @typedef {{ progress(line: string): void, stdout(text: string): void, stdin: NodeJS.ReadableStream }} Io
+ */
+
+/** Poll with backoff: 0.5 s growing to 5 s. */
+const FIRST_POLL_MS = 500;
+const MAX_POLL_MS = 5_000;
+
+/**
+ * `policyhub check`: resolve the workspace, create a run (plan-only unless told otherwise),
+ * upload the plan JSON, wait for the verdict, print it, and return the exit code
+ * (0 go on, 2 soft-failed, 1 stop).
+ *
+ * @param {Api} api
+ * @param {CheckOptions} options
+ * @param {Io} io
+ * @returns {Promise<number>}
+ */
+export async function check(api, options, io) {
+  const deadline = Date.now() + options.timeoutSeconds * 1000;
+  const planBody = openPlan(options.plan, io);
+
+  const workspace = await resolveWorkspace(api, options.workspace);
+  io.progress(`workspace ${workspace.organization}/${workspace.name} (${workspace.id})`);
+
+  const created = await api.request('POST', '/runs', {
+    json: {
+      data: {
+        type: 'runs',
+        attributes: { message: options.message, 'plan-only': options.planOnly },
+        relationships: { workspace: { data: { type: 'workspaces', id: workspace.id } } },
+      },
+    },
+  });
+  const run = created.body.data;
+  const planId = run.relationships?.plan?.data?.id;
+  if (!planId)
+    throw new ApiError('the server did not return the run\u2019s plan; is it a PolicyHub server?', 0);
+  io.progress(`run ${run.id} created${options.planOnly ? ' (plan-only)' : ''}: ${api.base}/runs/${run.id}`);
+
+  const uploaded = await api.request('PUT', `/plans/${planId}/json-output`, {
+    body: planBody,
+    contentType: 'application/json',
+  });
+  const counts = uploaded.body?.data?.attributes ?? {};
+  io.progress(
+    `plan uploaded: ${counts['resource-additions'] ?? 0} to add, ${counts['resource-changes'] ?? 0} to change, ${counts['resource-destructions'] ?? 0} to destroy`,
+  );
+
+  let settled = await waitForRun(api, run.id, deadline, (s) => SETTLED_RUN_STATUSES.has(s), io);
+  if (!settled) return finish(api, io, options, { run, plan: uploaded.body?.data, timedOut: true });
+
+  if (settled.attributes.status === 'policy_override' && options.waitOverride) {
+    io.progress('the policy check soft-failed; waiting for an override (or the run to end)');
+    const after = await waitForRun(api, run.id, deadline, (s) => s !== 'policy_override', io);
+    if (!after) return finish(api, io, options, { run: settled, plan: uploaded.body?.data, timedOut: true });
+    settled = after;
+  }
+  return finish(api, io, options, { run: settled, plan: uploaded.body?.data, timedOut: false });
+}
+
+/**
+ * @param {string} path
+ * @param {Io} io
+ */
+function openPlan(path, io) {
+  if (path === '-') return Readable.toWeb(/** @type {any} */ (io.stdin));
+  try {
+    if (!statSync(path).isFile()) throw new Error('not a file');
+  } catch {
+    throw new UsageError(
+      `cannot read the plan file ${path}; produce it with: terraform show -json plan.tfplan > plan.json`,
+    );
+  }
+  return Readable.toWeb(createReadStream(path));
+}
+
+export class UsageError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * `ws-…` (an id) or `ORG/NAME`.
+ * @param {Api} api
+ * @param {string} ref
+ * @returns {Promise<{ id: string, name: string, organization: string }>}
+ */
+async function resolveWorkspace(api, ref) {
+  const asWorkspace = (/** @type {any} */ w) => ({
+    id: w.id,
+    name: w.attributes.name,
+    organization: w.relationships?.organization?.data?.id ?? '',
+  });
+  if (/^ws-[A-Za-z0-9]+$/.test(ref)) {
+    try {
+      return asWorkspace((await api.get(`/workspaces/${ref}`)).body.data);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404)
+        throw new ApiError(`workspace ${ref} not found (or the token cannot see it)`, 404);
+      throw err;
+    }
+  }
+  const slash = ref.indexOf('/');
+  if (slash <= 0 || slash === ref.length - 1)
+    throw new UsageError(`--workspace must be ORG/NAME or a workspace id (ws-…), not ${JSON.stringify(ref)}`);
+  const org = ref.slice(0, slash);
+  const name = ref.slice(slash + 1);
+  for (let page = 1; ; page++) {
+    let res;
+    try {
+      res = await api.get(
+        `/organizations/${encodeURIComponent(org)}/workspaces?search%5Bname%5D=${encodeURIComponent(name)}&page%5Bsize%5D=100&page%5Bnumber%5D=${page}`,
+      );
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404)
+        throw new ApiError(`organization ${org} not found (or the token cannot see it)`, 404);
+      throw err;
+    }
+    const match = (res.body.data ?? []).find((/** @type {any} */ w) => w.attributes?.name === name);
+    if (match) return asWorkspace(match);
+    const pagination = res.body.meta?.pagination;
+    if (!pagination?.['next-page'])
+      throw new ApiError(`workspace ${ref} not found (or the token cannot see it)`, 404);
+  }
+}
+
+/**
+ * Polls the run until `done(status)` or the deadline; undefined when the deadline passed.
+ * @param {Api} api
+ * @param {string} runId
+ * @param {number} deadline
+ * @param {(status: string) => boolean} done
+ * @param {Io} io
+ */
+async function waitForRun(api, runId, deadline, done, io) {
+  let delay = FIRST_POLL_MS;
+  let last = '';
+  while (true) {
+    const run = (await api.get(`/runs/${runId}`)).body.data;
+    const status = run.attributes.status;
+    if (status !== last) {
+      io.progress(`run status: ${status}`);
+      last = status;
+    }
+    if (done(status)) return run;
+    if (Date.now() + delay > deadline) return undefined;
+    await sleep(delay);
+    delay = Math.min(Math.round(delay * 1.5), MAX_POLL_MS);
+  }
+}
+
+/**
+ * Prints the verdict (progress and outcomes on stderr, the document on stdout with --json) and
+ * returns the exit code.
+ * @param {Api} api
+ * @param {Io} io
+ * @param {CheckOptions} options
+ * @param {{ run: any, plan: any, timedOut: boolean }} state
+ */
+async function finish(api, io, options, state) {
+  const { run, plan, timedOut } = state;
+  const checkId = run.relationships?.['policy-checks']?.data?.[0]?.id;
+  const checkDoc = checkId ? (await api.get(`/policy-checks/${checkId}`)).body.data : undefined;
+  let output = '';
+  if (checkDoc) {
+    const res = await api.get(`/policy-checks/${checkId}/output`);
+    output = res.status === 200 ? res.text : '';
+  }
+  const policies = policyOutcomes(output);
+  const settledVerdict = verdictOf(run.attributes.status, checkDoc?.attributes?.status);
+  const verdict = timedOut ? 'timeout' : settledVerdict;
+  const exitCode = timedOut ? 1 : exitCodeOf(settledVerdict);
+
+  if (checkDoc) io.progress(`policy check ${checkDoc.id}: ${checkDoc.attributes.status}`);
+  for (const p of policies) {
+    io.progress(`  ${p.passed ? 'passed' : 'FAILED'}  ${p.name} (${p.enforcementLevel})`);
+  }
+  if (output && !options.json) io.progress(`--- policy check output ---\n${output.trimEnd()}\n---`);
+  io.progress(explain(verdict, run, options, timedOut));
+
+  if (options.json) {
+    io.stdout(
+      `${JSON.stringify(
+        {
+          verdict,
+          exitCode,
+          run: { id: run.id, status: run.attributes.status, url: `${api.base}/runs/${run.id}` },
+          plan: plan
+            ? {
+                id: plan.id,
+                ...pick(plan.attributes, [
+                  'status',
+                  'has-changes',
+                  'resource-additions',
+                  'resource-changes',
+                  'resource-destructions',
+                ]),
+              }
+            : null,
+          policyCheck: checkDoc
+            ? {
+                id: checkDoc.id,
+                status: checkDoc.attributes.status,
+                result: checkDoc.attributes.result,
+                isOverridable: checkDoc.attributes.actions?.['is-overridable'] ?? false,
+              }
+            : null,
+          policies,
+          output,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  }
+  return exitCode;
+}
+
+/** @param {Record<string, unknown>} o @param {string[]} keys */
+const pick = (o, keys) => Object.fromEntries(keys.filter((k) => k in o).map((k) => [k, o[k]]));
+
+/**
+ * @param {string} verdict
+ * @param {any} run
+ * @param {CheckOptions} options
+ * @param {boolean} timedOut
+ */
+function explain(verdict, run, options, timedOut) {
+  if (timedOut)
+    return `no verdict within ${options.timeoutSeconds} s (run status ${run.attributes.status}); exit 1`;
+  switch (verdict) {
+    case 'passed':
+      return 'verdict: passed; exit 0';
+    case 'overridden':
+      return 'verdict: soft-failed and overridden; exit 0';
+    case 'no-policies':
+      return 'verdict: no kind_a policy set applies to this workspace; exit 0';
+    case 'soft-failed':
+      return run.attributes.status === 'policy_override'
+        ? `verdict: soft-failed; a user allowed to override policies can let run ${run.id} through (rerun with --wait-override to wait for it); exit 2`
+        : 'verdict: soft-failed (plan-only run: nothing to override; rerun with --no-plan-only for an overridable run); exit 2';
+    case 'hard-failed':
+      return 'verdict: hard-failed; exit 1';
+    case 'canceled':
+      return 'verdict: the run was canceled; exit 1';
+    default:
+      return 'verdict: errored (see the check output above); exit 1';
+  }
+}
