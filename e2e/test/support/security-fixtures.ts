@@ -103,6 +103,26 @@ export class SecurityFixtures {
 
   archive = () => policyArchive();
 
+  /** A pending configuration version (no run is queued by its upload): its id and upload URL. */
+  freshConfigurationVersion = async () => {
+    const ws = await this.sharedWorkspace();
+    const res = await this.api.post(`/workspaces/${ws.id}/configuration-versions`, {
+      data: { type: 'configuration-versions', attributes: { 'auto-queue-runs': false } },
+    });
+    expect(res.status, res.text).toBe(201);
+    return {
+      id: res.body.data.id as string,
+      upload: res.body.data.attributes['upload-url'] as string,
+      workspaceId: ws.id,
+    };
+  };
+
+  /** The plan of a fresh pending run (its JSON not yet uploaded). */
+  freshPendingPlan = async () => {
+    const run = await this.freshRun();
+    return { id: (run.relationships.plan as { data: { id: string } }).data.id, runId: run.id };
+  };
+
   sharedWorkspace = () => this.shared('workspace', this.freshWorkspace);
   sharedProject = () => this.shared('project', this.freshProject);
   sharedPolicy = () =>
@@ -123,6 +143,27 @@ export class SecurityFixtures {
   sharedRun = () => this.shared('run', this.freshRun);
   sharedTeam = () => this.shared('team', this.freshTeam);
   sharedCheck = () => this.shared('check', this.freshSoftFailedCheck);
+  sharedPendingPlan = () => this.shared('pending-plan', this.freshPendingPlan);
+
+  /** An uploaded configuration version (downloadable). */
+  sharedConfigurationVersion = () =>
+    this.shared('configuration-version', async () => {
+      const cv = await this.freshConfigurationVersion();
+      const put = await this.t.anonymous.request('PUT', cv.upload, await this.archive(), {
+        'content-type': 'application/octet-stream',
+      });
+      expect(put.status, put.text).toBe(200);
+      return cv;
+    });
+
+  /** The plan of the shared checked run: finished, with its JSON stored. */
+  sharedFinishedPlan = () =>
+    this.shared('finished-plan', async () => {
+      const { runId } = await this.sharedCheck();
+      const run = await this.api.get(`/runs/${runId}`);
+      expect(run.status, run.text).toBe(200);
+      return { id: run.body.data.relationships.plan.data.id as string, runId };
+    });
 
   sharedComment = () =>
     this.shared('comment', async () => {

@@ -226,10 +226,12 @@ export const POLICY_ENDPOINTS: Endpoint[] = [
     access: PUBLIC,
     success: 200,
     body: { shape: 'raw' },
-    // A refused archive still spends the URL and errors the version, through an event.
+    // A refused archive still spends the URL and errors the version, through an event (which
+    // runs consumes too, for configuration versions).
     rejectionMayChange: [
       'policy_sets.policy_set_versions',
       'policy_sets.processed_events',
+      'runs.processed_events',
       'storage.outbox',
       'storage.upload_sessions',
     ],

@@ -1,3 +1,4 @@
+import { planJson } from './runs.js';
 import { API, document, type Endpoint, LIST, NO_BODY, org } from './security-endpoint.js';
 
 /** Runs, run events, comments and policy checks (services/runs README). */
@@ -106,6 +107,76 @@ export const RUN_ENDPOINTS: Endpoint[] = [
     prepare: async (_w, o) => ({
       params: { id: (await o.fixtures.freshSoftFailedCheck()).checkId },
       body: { data: { attributes: { comment: 'accepted risk' } } },
+    }),
+  },
+  {
+    method: 'POST',
+    path: `${API}/workspaces/:id/configuration-versions`,
+    access: org('manage-workspaces'),
+    success: 201,
+    // Body-less (or data without type) takes upstream's defaults, as clients send it.
+    body: {
+      shape: 'document',
+      attributes: { 'auto-queue-runs': 'boolean', speculative: 'boolean', provisional: 'boolean' },
+      optional: true,
+      emptyTypeAllowed: true,
+    },
+    prepare: async (_w, o) => ({
+      params: { id: (await o.fixtures.sharedWorkspace()).id },
+      body: document('configuration-versions', { 'auto-queue-runs': false }),
+    }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/workspaces/:id/configuration-versions`,
+    access: org('read-runs'),
+    success: 200,
+    body: NO_BODY,
+    query: LIST,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedWorkspace()).id } }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/configuration-versions/:id`,
+    access: org('read-runs'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedConfigurationVersion()).id } }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/configuration-versions/:id/download`,
+    access: org('read-runs'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedConfigurationVersion()).id } }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/plans/:id`,
+    access: org('read-runs'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedPendingPlan()).id } }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/plans/:id/json-output`,
+    access: org('read-runs'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedFinishedPlan()).id } }),
+  },
+  {
+    method: 'PUT',
+    path: `${API}/plans/:id/json-output`,
+    access: org('manage-workspaces'),
+    success: 200,
+    // Any bytes: the document is validated while it streams (422 with a pointer, 413 over the limit).
+    body: { shape: 'raw' },
+    prepare: async (_w, o) => ({
+      params: { id: (await o.fixtures.freshPendingPlan()).id },
+      raw: planJson(['aws_instance']),
     }),
   },
 ];

@@ -69,6 +69,7 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
             { db, store, stagingDir: deps.stagingDir, maxObjectBytes: deps.limits.maxObjectBytes },
             { key: first.header?.key ?? '', contentType: first.header?.contentType ?? '' },
             data,
+            () => call.cancelled,
           );
         }),
     ),

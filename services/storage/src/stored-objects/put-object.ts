@@ -13,6 +13,14 @@ export interface PutObjectDeps {
   maxObjectBytes: number;
 }
 
+/** The caller cancelled the stream before the object was stored. */
+export class ObjectAbandonedError extends Error {
+  constructor() {
+    super('the caller abandoned the object');
+    this.name = 'ObjectAbandonedError';
+  }
+}
+
 /**
  * Stores an object given by key (internal callers, e.g. a run's plan JSON): staged first so the
  * store gets a known size, then recorded with its size and SHA-256. Replaces an existing object.
@@ -21,6 +29,7 @@ export async function putObject(
   deps: PutObjectDeps,
   header: { key: string; contentType: string },
   body: AsyncIterable<Buffer>,
+  isAbandoned: () => boolean = () => false,
 ) {
   const key = requireObjectKey(header.key);
   const contentType = header.contentType || 'application/octet-stream';
@@ -36,6 +45,9 @@ export async function putObject(
       await staging.write(chunk);
     }
     const sha256 = await staging.seal();
+    // A caller that cancelled (e.g. runs refusing a plan mid-stream) leaves a body that may look
+    // complete here: it must store nothing.
+    if (isAbandoned()) throw new ObjectAbandonedError();
     await deps.store.put(key, await staging.read(), staging.sizeBytes, contentType);
     await new ObjectRepository(deps.db).upsert({
       key,
