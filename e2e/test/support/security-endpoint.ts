@@ -49,6 +49,8 @@ export interface BodySpec {
   emptyTypeAllowed?: boolean;
   /** The whole body may be left out (or sent as JSON null). */
   optional?: boolean;
+  /** A raw body that must be a Terraform plan JSON document (`terraform show -json`). */
+  planDocument?: boolean;
 }
 
 export interface QuerySpec {

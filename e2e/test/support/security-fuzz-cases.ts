@@ -271,6 +271,47 @@ function rawBodyCases(prng: Prng): FuzzCase[] {
   ];
 }
 
+/** Hostile plan documents: wrong kinds where the plan is checked, deep nesting, huge and odd content. */
+function planDocumentCases(prng: Prng): FuzzCase[] {
+  const rc = (entry: string) => `{"format_version":"1.2","resource_changes":[${entry}]}`;
+  const valid = '{"address":"a.b","type":"a","change":{"actions":["create"]}}';
+  const cases: Array<[string, Expectation, string]> = [
+    ['format_version a number', 'reject', '{"format_version":1.2,"resource_changes":[]}'],
+    ['resource_changes an object', 'reject', '{"format_version":"1.2","resource_changes":{"a":1}}'],
+    ['resource_changes missing', 'reject', '{"format_version":"1.2"}'],
+    ['an element nested deeply', 'reject', rc(deepArray(DEEP))],
+    ['address an object', 'reject', rc('{"address":{},"type":"a","change":{"actions":[]}}')],
+    ['type null', 'reject', rc('{"address":"a","type":null,"change":{"actions":[]}}')],
+    ['actions a string', 'reject', rc('{"address":"a","type":"a","change":{"actions":"create"}}')],
+    ['actions holding numbers', 'reject', rc('{"address":"a","type":"a","change":{"actions":[1]}}')],
+    ['trailing data', 'reject', `${rc(valid)} {}`],
+    ['truncated', 'reject', rc(valid).slice(0, -5)],
+    [
+      'an unknown key nested deeply',
+      'any',
+      `{"format_version":"1.2","x":${deepObject(DEEP)},"resource_changes":[]}`,
+    ],
+    [
+      '__proto__ keys',
+      'any',
+      `{"__proto__":{"polluted":1},"format_version":"1.2","resource_changes":[{"__proto__":{"polluted":1},"address":"a","type":"t","change":{"actions":[]}}]}`,
+    ],
+    [
+      'NUL and odd characters',
+      'any',
+      rc('{"address":"a\\u0000\\ud800💩","type":"t","change":{"actions":["\\u202e"]}}'),
+    ],
+    [`${HUGE_ARRAY} changes`, 'any', rc(Array.from({ length: HUGE_ARRAY }, () => valid).join(','))],
+  ];
+  return prng
+    .sample(cases, 8)
+    .map(([label, expect, json]) => ({
+      label: `plan: ${label}`,
+      expect,
+      apply: withBody(json, 'application/json'),
+    }));
+}
+
 function pathCases(endpoint: Endpoint, prng: Prng): FuzzCase[] {
   const names = [...endpoint.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!);
   return names.flatMap((name) =>
@@ -367,6 +408,7 @@ export function fuzzCases(endpoint: Endpoint, prng: Prng, documentType: string |
   }
   if (shape === 'identifiers') cases.push(...identifierListCases([], documentType ?? 'x', 'identifiers'));
   if (shape === 'raw') cases.push(...rawBodyCases(prng));
+  if (endpoint.body.planDocument) cases.push(...planDocumentCases(prng));
   cases.push(...pathCases(endpoint, prng), ...queryCases(endpoint, prng));
   return cases;
 }

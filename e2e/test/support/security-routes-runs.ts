@@ -173,7 +173,7 @@ export const RUN_ENDPOINTS: Endpoint[] = [
     access: org('manage-workspaces'),
     success: 200,
     // Any bytes: the document is validated while it streams (422 with a pointer, 413 over the limit).
-    body: { shape: 'raw' },
+    body: { shape: 'raw', planDocument: true },
     prepare: async (_w, o) => ({
       params: { id: (await o.fixtures.freshPendingPlan()).id },
       raw: planJson(['aws_instance']),
