@@ -30,6 +30,7 @@ beforeAll(async () => {
   org = await createOrganization(t, 'cli');
   worker = startEvaluatorWorker({
     RUNS_ADDR: t.system.services.runs!.address,
+    EVALUATOR_TOKEN: t.system.workerTokens.evaluator,
     EVALUATOR_COMMAND: JSON.stringify([process.execPath, FORBIDDEN_TYPES_ENGINE]),
   });
   dir = mkdtempSync(join(tmpdir(), 'policyhub-cli-'));

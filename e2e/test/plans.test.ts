@@ -27,6 +27,7 @@ beforeAll(async () => {
   org = await createOrganization(t, 'plans');
   worker = startEvaluatorWorker({
     RUNS_ADDR: t.system.services.runs!.address,
+    EVALUATOR_TOKEN: t.system.workerTokens.evaluator,
     EVALUATOR_COMMAND: JSON.stringify([process.execPath, FORBIDDEN_TYPES_ENGINE]),
   });
 });
