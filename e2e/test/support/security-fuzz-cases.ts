@@ -303,13 +303,11 @@ function planDocumentCases(prng: Prng): FuzzCase[] {
     ],
     [`${HUGE_ARRAY} changes`, 'any', rc(Array.from({ length: HUGE_ARRAY }, () => valid).join(','))],
   ];
-  return prng
-    .sample(cases, 8)
-    .map(([label, expect, json]) => ({
-      label: `plan: ${label}`,
-      expect,
-      apply: withBody(json, 'application/json'),
-    }));
+  return prng.sample(cases, 8).map(([label, expect, json]) => ({
+    label: `plan: ${label}`,
+    expect,
+    apply: withBody(json, 'application/json'),
+  }));
 }
 
 function pathCases(endpoint: Endpoint, prng: Prng): FuzzCase[] {

@@ -75,7 +75,9 @@ export function uploadObjectKey(
           '/owner_parent_id',
           'a configuration version upload needs its workspace id',
         );
-      return requireObjectKey(`${workspacePrefix(organization, ownerParentId)}configuration-versions/${ownerId}.tar.gz`);
+      return requireObjectKey(
+        `${workspacePrefix(organization, ownerParentId)}configuration-versions/${ownerId}.tar.gz`,
+      );
     default:
       throw invalidAttribute(
         'STORAGE_INVALID_SESSION',
