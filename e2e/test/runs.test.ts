@@ -28,7 +28,9 @@ const runBody = (
     attributes,
     relationships: {
       ...(workspaceId ? { workspace: { data: { type: 'workspaces', id: workspaceId } } } : {}),
-      'configuration-version': { data: { type: 'configuration-versions', id: 'cv-ignored' } },
+      // Linkage this product does not use is ignored (configuration versions are checked:
+      // configuration-versions.test.ts).
+      variables: { data: [{ type: 'vars', id: 'var-ignored' }] },
     },
   },
 });
@@ -45,6 +47,8 @@ describe('runs: create, show, list', () => {
       attributes: { status: 'pending', message: 'Triggered by CI', source: 'tfe-api', 'plan-only': false },
       relationships: {
         workspace: { data: { id: ws.id, type: 'workspaces' } },
+        'configuration-version': { data: null },
+        plan: { data: { id: expect.stringMatching(/^plan-/), type: 'plans' } },
         'policy-checks': { data: [] },
         comments: { data: [] },
         'run-events': { data: [{ id: expect.stringMatching(/^re-/), type: 'run-events' }] },

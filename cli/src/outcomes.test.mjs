@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { exitCodeOf, policyOutcomes, verdictOf } from './outcomes.mjs';
+
+describe('reading a policy check', () => {
+  it('finds each policy of the report, in upstream layout', () => {
+    const report = [
+      'kind_a Result: false',
+      '',
+      'This result means that one or more mandatory policies failed.',
+      '',
+      '2 policies evaluated.',
+      '',
+      '## Policy 1: prod/no-s3 (hard-mandatory)',
+      '',
+      'Result: true',
+      '',
+      'TRUE - no-s3 - fine',
+      '',
+      '## Policy 2: prod/no iam users (soft-mandatory)',
+      '',
+      'Result: false',
+      '',
+    ].join('\n');
+    expect(policyOutcomes(report)).toEqual([
+      { name: 'prod/no-s3', enforcementLevel: 'hard-mandatory', passed: true },
+      { name: 'prod/no iam users', enforcementLevel: 'soft-mandatory', passed: false },
+    ]);
+    expect(policyOutcomes('')).toEqual([]);
+  });
+
+  it.each([
+    ['planned', undefined, 'no-policies', 0],
+    ['policy_checked', 'passed', 'passed', 0],
+    ['policy_checked', 'overridden', 'overridden', 0],
+    ['policy_override', 'soft_failed', 'soft-failed', 2],
+    ['policy_soft_failed', 'soft_failed', 'soft-failed', 2],
+    ['errored', 'hard_failed', 'hard-failed', 1],
+    ['errored', 'errored', 'errored', 1],
+    ['errored', undefined, 'errored', 1],
+    ['canceled', 'canceled', 'canceled', 1],
+  ])('run %s with check %s is %s (exit %d)', (run, check, verdict, code) => {
+    expect(verdictOf(run, check)).toBe(verdict);
+    expect(exitCodeOf(verdictOf(run, check))).toBe(code);
+  });
+});
