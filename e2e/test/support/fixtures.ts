@@ -32,9 +32,8 @@ export async function createUser(t: SystemApi, prefix = 'user'): Promise<TestUse
 }
 
 /** An organization created by a fresh user, who is therefore its owner. */
-export async function createOrganization(t: SystemApi, prefix = 'org') {
+export async function createOrganization(t: SystemApi, prefix = 'org', name = uniqueName(prefix)) {
   const owner = await createUser(t, `${prefix}-owner`);
-  const name = uniqueName(prefix);
   const res = await owner.api.post('/organizations', {
     data: { type: 'organizations', attributes: { name, email: `ops@${name}.example` } },
   });
@@ -47,13 +46,14 @@ export async function createMember(
   t: SystemApi,
   org: { name: string; owner: TestUser },
   permissions: string[],
+  teamName = uniqueName('team'),
 ) {
   const user = await createUser(t, 'member');
   const team = await org.owner.api.post(`/organizations/${org.name}/teams`, {
     data: {
       type: 'teams',
       attributes: {
-        name: uniqueName('team'),
+        name: teamName,
         'organization-access': Object.fromEntries(permissions.map((p) => [p, true])),
       },
     },
@@ -83,9 +83,9 @@ export async function createWorkspace(
   return res.body.data as { id: string; attributes: { name: string; 'created-at': string } };
 }
 
-export async function createProject(api: ApiClient, org: string) {
+export async function createProject(api: ApiClient, org: string, name = uniqueName('prj')) {
   const res = await api.post(`/organizations/${org}/projects`, {
-    data: { type: 'projects', attributes: { name: uniqueName('prj') } },
+    data: { type: 'projects', attributes: { name } },
   });
   expect(res.status, res.text).toBe(201);
   return res.body.data as { id: string };

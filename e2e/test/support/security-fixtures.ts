@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { policyArchive } from './archives.js';
-import { createPolicy, createPolicySet, createProject, createWorkspace, uniqueName } from './fixtures.js';
+import { createPolicy, createPolicySet, createProject, createWorkspace } from './fixtures.js';
 import {
   claimCheck,
   createRun,
@@ -55,10 +55,10 @@ export class SecurityFixtures {
     return value;
   }
 
-  freshWorkspace = () => createWorkspace(this.api, this.org.name);
-  freshProject = () => createProject(this.api, this.org.name);
-  freshPolicy = () => createPolicy(this.api, this.org.name);
-  freshPolicySet = () => createPolicySet(this.api, this.org.name);
+  freshWorkspace = () => createWorkspace(this.api, this.org.name, { name: this.org.names('ws') });
+  freshProject = () => createProject(this.api, this.org.name, this.org.names('prj'));
+  freshPolicy = () => createPolicy(this.api, this.org.name, { name: this.org.names('pol') });
+  freshPolicySet = () => createPolicySet(this.api, this.org.name, { name: this.org.names('set') });
 
   /** A pending version of a fresh set: its id and upload URL. */
   freshVersion = async () => {
@@ -72,7 +72,7 @@ export class SecurityFixtures {
 
   freshTeam = async () => {
     const res = await this.api.post(`/organizations/${this.org.name}/teams`, {
-      data: { type: 'teams', attributes: { name: uniqueName('team'), 'organization-access': {} } },
+      data: { type: 'teams', attributes: { name: this.org.names('team'), 'organization-access': {} } },
     });
     expect(res.status, res.text).toBe(201);
     return { id: res.body.data.id as string };
@@ -81,7 +81,7 @@ export class SecurityFixtures {
   /** A run whose check soft-failed: the one state an override accepts. */
   freshSoftFailedCheck = async () => {
     const internal = internalApiOf(this.t);
-    const name = uniqueName('soft');
+    const name = this.org.names('pol');
     const { workspace, set } = await guardedWorkspace(this.api, this.org.name, [
       { name, level: 'soft-mandatory' },
     ]);

@@ -336,6 +336,11 @@ function queryCases(endpoint: Endpoint, prng: Prng): FuzzCase[] {
     q('with a NUL character', 'reject', 'search%5Bname%5D=%00'),
     q('with LIKE wildcards and a long value', 'any', `search%5Bname%5D=%25_%5C&q=${'x'.repeat(5000)}`),
     q('malformed and repeated keys', 'any', 'page%5Bsize%5D=5&page%5Bsize%5D=6&a%5Bb%5D%5Bc%5D=1&%ZZ=1&=&&'),
+    q(
+      'keys named after Object.prototype',
+      'any',
+      '__proto__%5Bx%5D=1&__proto__=1&constructor%5Bprototype%5D%5Bpolluted%5D=1&toString=1&hasOwnProperty=x&filter%5B__proto__%5D=true&search%5B__proto__%5D=1',
+    ),
   ];
   if (endpoint.method !== 'GET') {
     cases.push(
@@ -361,7 +366,15 @@ function queryCases(endpoint: Endpoint, prng: Prng): FuzzCase[] {
     cases.push(q('page[number]=999 (past the end)', 'any', 'page%5Bnumber%5D=999'));
   }
   if (spec.include) {
-    for (const include of ['nonsense', 'a%2Cnonsense', `${'x'.repeat(5000)}`, '..%2F..']) {
+    for (const include of [
+      'nonsense',
+      'a%2Cnonsense',
+      `${'x'.repeat(5000)}`,
+      '..%2F..',
+      'constructor',
+      '__proto__',
+      'toString',
+    ]) {
       cases.push(q(`include=${include.slice(0, 30)}`, 'reject', `include=${include}`));
     }
     cases.push(q('include=,,,', 'any', 'include=%2C%2C%2C'));
@@ -370,6 +383,8 @@ function queryCases(endpoint: Endpoint, prng: Prng): FuzzCase[] {
     const key = encodeURIComponent(filter);
     cases.push(q(`${filter}=x`, 'reject', `${key}=x`));
     cases.push(q(`${filter}=${'y'.repeat(30)}`, 'reject', `${key}=${'y'.repeat(30)}`));
+    cases.push(q(`${filter}=constructor`, 'reject', `${key}=constructor`));
+    cases.push(q(`${filter}=__proto__`, 'reject', `${key}=__proto__`));
   }
   return cases;
 }

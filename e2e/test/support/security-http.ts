@@ -5,14 +5,18 @@ import { concretePath, type Endpoint, type PreparedCall } from './route-catalog.
 export const UNAUTHORIZED = { errors: [{ status: '401', title: 'unauthorized' }] };
 export const NOT_FOUND = { errors: [{ status: '404', title: 'not found' }] };
 
-/** Makes the prepared call as `client`'s user, exactly as a client would (JSON:API or raw bytes). */
+/**
+ * Makes the prepared call as `client`'s user, exactly as a client would (JSON:API or raw bytes),
+ * with `query` (already encoded) appended when given.
+ */
 export function sendCall(
   client: ApiClient,
   endpoint: Endpoint,
   call: PreparedCall,
   method: string = endpoint.method,
+  query?: string,
 ): Promise<ApiResponse> {
-  const url = `${client.baseUrl}${concretePath(endpoint, call.params)}`;
+  const url = `${client.baseUrl}${concretePath(endpoint, call.params)}${query ? `?${query}` : ''}`;
   if (call.raw) return client.request(method, url, call.raw, { 'content-type': 'application/octet-stream' });
   return client.request(method, url, call.body);
 }

@@ -1,4 +1,3 @@
-import { uniqueName } from './fixtures.js';
 import {
   API,
   type AttributeKind,
@@ -69,7 +68,7 @@ export const POLICY_ENDPOINTS: Endpoint[] = [
     body: { shape: 'document', attributes: POLICY_ATTRIBUTES },
     prepare: async (_w, o) => ({
       params: { org: o.name },
-      body: document('policies', { name: uniqueName('pol'), 'enforcement-level': 'advisory' }),
+      body: document('policies', { name: o.names('pol'), 'enforcement-level': 'advisory' }),
     }),
   },
   {
@@ -146,7 +145,7 @@ export const POLICY_ENDPOINTS: Endpoint[] = [
         params: { org: o.name },
         body: document(
           'policy-sets',
-          { name: uniqueName('set'), description: 'guardrails' },
+          { name: o.names('set'), description: 'guardrails' },
           { workspaces: identifiers('workspaces', [workspace.id]) },
         ),
       };

@@ -263,8 +263,9 @@ function toBusMessage(topic: string, message: KafkaMessage): BusMessage {
   };
 }
 
+/** Header names come off the wire: a null-prototype object keeps `__proto__` an ordinary key. */
 function decodeHeaders(raw: IHeaders | undefined): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(raw ?? {})) {
     const first = Array.isArray(value) ? value[0] : value;
     if (first !== undefined) headers[name] = first.toString();

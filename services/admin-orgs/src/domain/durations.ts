@@ -7,16 +7,16 @@ import { invalidAttribute } from '@policyhub/errors';
  * bare `0`, a sign and whitespace are rejected, and the total must be positive: a timeout of zero
  * or less means nothing.
  */
-const NANOS_PER_UNIT: Record<string, number> = {
-  ns: 1,
-  us: 1e3,
-  µs: 1e3,
-  μs: 1e3,
-  ms: 1e6,
-  s: 1e9,
-  m: 60e9,
-  h: 3600e9,
-};
+const NANOS_PER_UNIT = new Map<string, number>([
+  ['ns', 1],
+  ['us', 1e3],
+  ['µs', 1e3],
+  ['μs', 1e3],
+  ['ms', 1e6],
+  ['s', 1e9],
+  ['m', 60e9],
+  ['h', 3600e9],
+]);
 
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
 
@@ -32,7 +32,7 @@ export function parseDuration(value: string): number | undefined {
     const start = PART.lastIndex;
     const match = PART.exec(value);
     if (!match || match.index !== start) return undefined;
-    nanos += Number(match[1]) * NANOS_PER_UNIT[match[2]!]!;
+    nanos += Number(match[1]) * NANOS_PER_UNIT.get(match[2]!)!;
   }
   return nanos;
 }

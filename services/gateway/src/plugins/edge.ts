@@ -24,11 +24,16 @@ export function normaliseUrl(url: string): string {
   return `/api/v2${path === '/' ? '' : path}${query}`;
 }
 
-/** Query strings: bracket keys decoded (`page%5Bsize%5D` → `page[size]`), one string per key. */
+/**
+ * Query strings: bracket keys decoded (`page%5Bsize%5D` → `page[size]`), one string per key. The
+ * result has no prototype: keys are user data (`__proto__`, `constructor`, `toString`) and are
+ * stored, read and iterated as ordinary keys.
+ */
 export function parseQuery(raw: string): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null);
   for (const [k, v] of new URLSearchParams(raw)) {
-    out[k] = k in out && k === 'include' ? `${out[k]},${v}` : v;
+    const previous = out[k];
+    out[k] = previous !== undefined && k === 'include' ? `${previous},${v}` : v;
   }
   return out;
 }

@@ -67,17 +67,17 @@ export async function includedFor(
           .then((r) => r.versions.map((v) => serializePolicySetVersion(v, baseUrl)))
       : [],
   ]);
-  const sources: Record<string, { wanted: string[]; found: ResourceObject[] }> = {
-    policies: { wanted: ids.policies, found: policies },
-    workspaces: { wanted: ids.workspaces, found: workspaces },
-    workspace_exclusions: { wanted: ids.exclusions, found: workspaces },
-    projects: { wanted: ids.projects, found: projects },
-    newest_version: { wanted: ids.newest, found: versions },
-    current_version: { wanted: ids.current, found: versions },
-  };
+  const sources = new Map<string, { wanted: string[]; found: ResourceObject[] }>([
+    ['policies', { wanted: ids.policies, found: policies }],
+    ['workspaces', { wanted: ids.workspaces, found: workspaces }],
+    ['workspace_exclusions', { wanted: ids.exclusions, found: workspaces }],
+    ['projects', { wanted: ids.projects, found: projects }],
+    ['newest_version', { wanted: ids.newest, found: versions }],
+    ['current_version', { wanted: ids.current, found: versions }],
+  ]);
   const included = new Included();
   for (const name of include) {
-    const source = sources[name];
+    const source = sources.get(name);
     if (!source) continue;
     const byId = new Map(source.found.map((r) => [r.id, r]));
     included.add(source.wanted.flatMap((id) => byId.get(id) ?? []));
