@@ -14,7 +14,10 @@ export interface AdminOrgsOptions {
   logger: Logger;
   /** Keys of internal call assertions (the first signs). */
   signingKeys: readonly SigningKey[];
-  /** Token of the bootstrap site admin `admin`; created or kept at every start. */
+  /**
+   * Token of the bootstrap site admin `admin`, made the only bootstrap token at every start (a
+   * previous value is revoked; unset revokes them all).
+   */
   siteAdminToken?: string | undefined;
   migrateOnly?: boolean;
 }
@@ -34,9 +37,9 @@ export function startAdminOrgs(options: AdminOrgsOptions): Promise<RunningServic
     migrateOnly: options.migrateOnly,
     register: registerAdminOrgs,
     async onStart({ db }) {
-      if (options.siteAdminToken) {
-        await new IdentityRepository(db).ensureSiteAdmin(newId('user'), newId('at'), options.siteAdminToken);
-      }
+      await db.transaction((tx) =>
+        new IdentityRepository(tx).ensureSiteAdmin(newId('user'), newId('at'), options.siteAdminToken),
+      );
     },
   });
 }

@@ -185,6 +185,82 @@ describe('admin-orgs against Postgres', () => {
     expect(rows[0]!.n).toBe(0);
   });
 
+  it('notes when a token was last used at most once a minute, in the authentication query', async () => {
+    const admin = await principalOf(ADMIN_TOKEN);
+    const user = await identity.CreateUser(
+      { username: 'tokens-user', email: 'tokens-user@example.com' },
+      { principal: admin },
+    );
+    const created = await identity.CreateAuthenticationToken({ userId: user.id }, { principal: admin });
+    const lastUsed = async () =>
+      (await identity.GetAuthenticationToken({ id: created.id }, { principal: admin })).lastUsedAt;
+    expect(await lastUsed()).toBeUndefined();
+
+    await identity.Authenticate({ token: created.token });
+    const first = await lastUsed();
+    expect(Date.parse(first!)).toBeGreaterThan(Date.parse(created.createdAt) - 1);
+    // Within the minute: authenticating again reads the same value back (nothing written).
+    await identity.Authenticate({ token: created.token });
+    expect(await lastUsed()).toBe(first);
+
+    // Once the noted use is older than a minute, the next authentication notes it again.
+    await service.db.query(
+      `UPDATE authentication_tokens SET last_used_at = now() - interval '61 seconds' WHERE id = $1`,
+      [created.id],
+    );
+    const stale = await lastUsed();
+    await identity.Authenticate({ token: created.token });
+    expect(Date.parse((await lastUsed())!)).toBeGreaterThan(Date.parse(stale!));
+  });
+
+  it('keeps exactly the configured bootstrap token at start: a rotated or removed one stops working', async () => {
+    const other = await createTestDatabase('ph_admin_orgs_boot');
+    const start = (siteAdminToken: string | undefined) =>
+      startAdminOrgs({
+        databaseUrl: other.url,
+        grpcAddress: '127.0.0.1:0',
+        transport: new InProcessTransport(),
+        logger: createLogger('admin-orgs', 'silent'),
+        siteAdminToken,
+        signingKeys,
+      });
+    const authenticatesOn = async (svc: RunningService, token: string) => {
+      const client = createClient(v1.Identity, svc.address, auth.credential);
+      try {
+        return (await statusOf(client.Authenticate({ token }))) === grpc.status.OK;
+      } finally {
+        client.close();
+      }
+    };
+    const [oldToken, newToken] = ['old-site-admin-token-0123456789', 'new-site-admin-token-0123456789'];
+    let svc = await start(oldToken);
+    try {
+      // A token the admin made through the API is not a bootstrap token: it survives rotation.
+      const client = createClient(v1.Identity, svc.address, auth.credential);
+      const adminPrincipal = makePrincipal({ userId: '', username: 'admin', isSiteAdmin: true });
+      const p = await client.Authenticate({ token: oldToken });
+      const own = await client.CreateAuthenticationToken(
+        { userId: p.userId, description: 'bootstrap site-admin token' },
+        { principal: { ...adminPrincipal, userId: p.userId } },
+      );
+      client.close();
+      await svc.close();
+
+      svc = await start(newToken);
+      expect(await authenticatesOn(svc, oldToken)).toBe(false);
+      expect(await authenticatesOn(svc, newToken)).toBe(true);
+      expect(await authenticatesOn(svc, own.token)).toBe(true);
+      await svc.close();
+
+      svc = await start(undefined);
+      expect(await authenticatesOn(svc, newToken)).toBe(false);
+      expect(await authenticatesOn(svc, own.token)).toBe(true);
+    } finally {
+      await svc.close();
+      await other.drop();
+    }
+  });
+
   it('serialises concurrent migration runs with the advisory lock', async () => {
     const other = await createTestDatabase('ph_admin_orgs_mig');
     try {

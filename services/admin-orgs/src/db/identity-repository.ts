@@ -9,14 +9,37 @@ export interface UserRow {
   created_at: string;
 }
 
+export interface TokenRow {
+  id: string;
+  user_id: string;
+  description: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+const TOKEN_COLUMNS = 'id, user_id, description, created_at, last_used_at';
+
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** How stale `last_used_at` may get before an authentication writes it again. */
+export const LAST_USED_RESOLUTION = '1 minute';
 
 export class IdentityRepository {
   constructor(private readonly db: Queryable) {}
 
+  /**
+   * The user a token authenticates, noting the use in the same statement: `last_used_at` is
+   * written only when it is older than LAST_USED_RESOLUTION, so a token in constant use costs one
+   * write a minute, not one per request (the UPDATE matches no row otherwise).
+   */
   async findUserByToken(token: string): Promise<UserRow | undefined> {
     const { rows } = await this.db.query<UserRow>(
-      `SELECT u.* FROM authentication_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_sha256 = $1`,
+      `WITH touched AS (
+         UPDATE authentication_tokens SET last_used_at = now()
+          WHERE token_sha256 = $1
+            AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')
+       )
+       SELECT u.* FROM authentication_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_sha256 = $1`,
       [hashToken(token)],
     );
     return rows[0];
@@ -62,32 +85,72 @@ export class IdentityRepository {
     return rows[0]!;
   }
 
-  async insertToken(id: string, userId: string, token: string, description: string) {
-    const { rows } = await this.db.query<{
-      id: string;
-      user_id: string;
-      description: string;
-      created_at: string;
-    }>(
+  async insertToken(id: string, userId: string, token: string, description: string): Promise<TokenRow> {
+    const { rows } = await this.db.query<TokenRow>(
       `INSERT INTO authentication_tokens (id, user_id, token_sha256, description) VALUES ($1, $2, $3, $4)
-       RETURNING id, user_id, description, created_at`,
+       RETURNING ${TOKEN_COLUMNS}`,
       [id, userId, hashToken(token), description],
     );
     return rows[0]!;
   }
 
-  /** Makes sure the bootstrap site admin `admin` exists and `token` authenticates as it. */
-  async ensureSiteAdmin(userId: string, tokenId: string, token: string): Promise<void> {
+  async getToken(id: string): Promise<TokenRow | undefined> {
+    const { rows } = await this.db.query<TokenRow>(
+      `SELECT ${TOKEN_COLUMNS} FROM authentication_tokens WHERE id = $1`,
+      [id],
+    );
+    return rows[0];
+  }
+
+  /** A page of a user's tokens, oldest first, without their hashes. */
+  async listTokens(
+    userId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: TokenRow[]; total: number }> {
+    const [page, count] = await Promise.all([
+      this.db.query<TokenRow>(
+        `SELECT ${TOKEN_COLUMNS} FROM authentication_tokens WHERE user_id = $1
+          ORDER BY created_at, id LIMIT $2 OFFSET $3`,
+        [userId, limit, offset],
+      ),
+      this.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM authentication_tokens WHERE user_id = $1',
+        [userId],
+      ),
+    ]);
+    return { rows: page.rows, total: count.rows[0]?.n ?? 0 };
+  }
+
+  /** Deletes a token; false when it did not exist (any more). */
+  async deleteToken(id: string): Promise<boolean> {
+    const { rowCount } = await this.db.query('DELETE FROM authentication_tokens WHERE id = $1', [id]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Makes the bootstrap site admin `admin` exist with exactly `token` as its bootstrap token:
+   * every other bootstrap token (a previous SITE_ADMIN_TOKEN) is deleted, so rotating the setting
+   * revokes the old value, and leaving it unset revokes them all. Tokens the admin created
+   * through the API are not bootstrap tokens and stay.
+   */
+  async ensureSiteAdmin(userId: string, tokenId: string, token: string | undefined): Promise<void> {
+    const hash = token === undefined ? null : hashToken(token);
+    await this.db.query(
+      `DELETE FROM authentication_tokens WHERE is_bootstrap AND token_sha256 IS DISTINCT FROM $1`,
+      [hash],
+    );
+    if (hash === null) return;
     await this.db.query(
       `INSERT INTO users (id, username, email, is_site_admin) VALUES ($1, 'admin', 'admin@localhost', true)
        ON CONFLICT (username) DO UPDATE SET is_site_admin = true`,
       [userId],
     );
     await this.db.query(
-      `INSERT INTO authentication_tokens (id, user_id, token_sha256, description)
-       SELECT $1, id, $2, 'bootstrap site-admin token' FROM users WHERE username = 'admin'
+      `INSERT INTO authentication_tokens (id, user_id, token_sha256, description, is_bootstrap)
+       SELECT $1, id, $2, 'bootstrap site-admin token', true FROM users WHERE username = 'admin'
        ON CONFLICT (token_sha256) DO NOTHING`,
-      [tokenId, hashToken(token)],
+      [tokenId, hash],
     );
   }
 }

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { adminorgsV1 } from '@policyhub/contracts';
-import { type Db, isUniqueViolation } from '@policyhub/db';
+import { type Db, isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound, unauthenticated } from '@policyhub/errors';
 import type { Principal } from '@policyhub/grpc-runtime';
 import { IdentityRepository } from '../db/identity-repository.js';
 import { OWNER, requireEmail, requireName, requirePrincipal, requireSiteAdmin } from '../domain/rules.js';
-import { toUser } from './mappers.js';
+import { toAuthenticationToken, toUser } from './mappers.js';
 import type { Handlers } from '@policyhub/grpc-runtime';
 
 /** A new secret token: 32 random bytes, url-safe; only its SHA-256 is stored. */
@@ -22,8 +22,21 @@ export async function principalForToken(db: Db, token: string): Promise<Principa
   return { userId: user.id, username: user.username, isSiteAdmin: user.is_site_admin, memberships };
 }
 
+/** Tokens are managed by their user and by site admins; to everyone else they do not exist. */
+const canManageTokensOf = (caller: Principal, userId: string): boolean =>
+  caller.isSiteAdmin || caller.userId === userId;
+
 export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers> {
   const repo = new IdentityRepository(db);
+
+  /** The token `id` if the caller may manage it, else NOT_FOUND. */
+  async function manageableToken(principal: Principal | undefined, id: string) {
+    const caller = requirePrincipal(principal);
+    const token = await repo.getToken(id);
+    if (!token || !canManageTokensOf(caller, token.user_id)) throw notFound();
+    return token;
+  }
+
   return {
     async Authenticate(req) {
       const p = await principalForToken(db, req.token);
@@ -65,18 +78,31 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
 
     async CreateAuthenticationToken(req, { principal }) {
       const caller = requirePrincipal(principal);
-      if (caller.userId !== req.userId && !caller.isSiteAdmin) throw notFound();
+      if (!canManageTokensOf(caller, req.userId)) throw notFound();
       const user = await repo.getUser(req.userId);
       if (!user) throw notFound();
       const token = generateToken();
       const row = await repo.insertToken(newId('at'), user.id, token, req.description);
-      return {
-        id: row.id,
-        userId: row.user_id,
-        description: row.description,
-        createdAt: row.created_at,
-        token,
-      };
+      return { ...toAuthenticationToken(row), token };
+    },
+
+    async ListAuthenticationTokens(req, { principal }) {
+      const caller = requirePrincipal(principal);
+      if (!canManageTokensOf(caller, req.userId)) throw notFound();
+      if (!(await repo.getUser(req.userId))) throw notFound();
+      const w = pageWindow(req.page);
+      const { rows, total } = await repo.listTokens(req.userId, w.size, w.offset);
+      return { tokens: rows.map(toAuthenticationToken), page: pageInfo(w, total) };
+    },
+
+    async GetAuthenticationToken(req, { principal }) {
+      return toAuthenticationToken(await manageableToken(principal, req.id));
+    },
+
+    async DeleteAuthenticationToken(req, { principal }) {
+      const token = await manageableToken(principal, req.id);
+      if (!(await repo.deleteToken(token.id))) throw notFound();
+      return {};
     },
 
     async GetAccountDetails(_req, { principal }) {

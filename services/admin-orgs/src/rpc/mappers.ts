@@ -1,5 +1,5 @@
 import type { adminorgsV1 } from '@policyhub/contracts';
-import type { UserRow } from '../db/identity-repository.js';
+import type { TokenRow, UserRow } from '../db/identity-repository.js';
 import type { OrganizationRow, ProjectRow, TeamRow, WorkspaceRow } from '../db/tenancy-repository.js';
 
 export const toUser = (r: UserRow): adminorgsV1.User => ({
@@ -8,6 +8,16 @@ export const toUser = (r: UserRow): adminorgsV1.User => ({
   email: r.email,
   isSiteAdmin: r.is_site_admin,
   createdAt: r.created_at,
+});
+
+/** A token as listed and shown: never its secret (only CreateAuthenticationToken returns that). */
+export const toAuthenticationToken = (r: TokenRow): adminorgsV1.AuthenticationToken => ({
+  id: r.id,
+  userId: r.user_id,
+  description: r.description,
+  createdAt: r.created_at,
+  token: '',
+  lastUsedAt: r.last_used_at ?? undefined,
 });
 
 export const toOrganization = (r: OrganizationRow, permissions: string[] = []): adminorgsV1.Organization => ({

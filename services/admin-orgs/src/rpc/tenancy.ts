@@ -83,6 +83,12 @@ export function organizationHandlers({
     },
 
     async GetOrganization(req, { principal }) {
+      if (!principal) {
+        // Internal callers (storage refusing uploads) see every organization, disabled ones too.
+        const org = await repo.getOrganization(req.name);
+        if (!org) throw notFound();
+        return toOrganization(org);
+      }
       const org = await visibleOrganization(repo, principal, req.name);
       return toOrganization(org, permissionsIn(principal, org.name));
     },

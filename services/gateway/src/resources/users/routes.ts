@@ -1,9 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
-import { type RouteContext, as, paramsOf, sendDocument } from '../../route-context.js';
+import { parsePage } from '../../jsonapi/pagination.js';
+import {
+  type RouteContext,
+  as,
+  pageDocument,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  sendNoContent,
+} from '../../route-context.js';
 import { serializeToken, serializeUser } from './serializer.js';
 
-export function registerUserRoutes(app: FastifyInstance, { clients }: RouteContext): void {
+export function registerUserRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { clients } = ctx;
   // Site admins create users.
   app.post('/admin/users', async (request, reply) => {
     const doc = new RequestDocument(request.body, 'users');
@@ -31,6 +41,34 @@ export function registerUserRoutes(app: FastifyInstance, { clients }: RouteConte
       as(request),
     );
     return sendDocument(reply, 201, { data: serializeToken(token) });
+  });
+
+  // A user's tokens (the user themself or a site admin): never their secret values.
+  app.get('/users/:id/authentication-tokens', async (request, reply) => {
+    const page = parsePage(queryOf(request));
+    const res = await clients.identity.ListAuthenticationTokens(
+      { userId: paramsOf<'id'>(request).id, page },
+      as(request),
+    );
+    return sendDocument(reply, 200, {
+      data: res.tokens.map(serializeToken),
+      ...pageDocument(ctx, request, res.page!),
+    });
+  });
+
+  app.get('/authentication-tokens/:id', async (request, reply) => {
+    const token = await clients.identity.GetAuthenticationToken(
+      { id: paramsOf<'id'>(request).id },
+      as(request),
+    );
+    return sendDocument(reply, 200, { data: serializeToken(token) });
+  });
+
+  // Revocation: cached principals are dropped before the answer leaves (changesAccess), so the
+  // token fails on this gateway at once and on every replica sharing the Redis cache.
+  app.delete('/authentication-tokens/:id', { config: { changesAccess: true } }, async (request, reply) => {
+    await clients.identity.DeleteAuthenticationToken({ id: paramsOf<'id'>(request).id }, as(request));
+    return sendNoContent(reply);
   });
 
   app.get('/account/details', async (request, reply) => {

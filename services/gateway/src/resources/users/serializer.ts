@@ -15,11 +15,22 @@ export function serializeUser(u: adminorgsV1.User__Output): ResourceObject {
   };
 }
 
+/**
+ * Upstream's user token shape. `token` holds the secret only in the creation response; lists and
+ * shows carry null. Tokens do not expire here, so `expired-at` is always null.
+ */
 export function serializeToken(t: adminorgsV1.AuthenticationToken__Output): ResourceObject {
   return {
     id: t.id,
     type: 'authentication-tokens',
-    attributes: { description: t.description || null, token: t.token || null, 'created-at': t.createdAt },
+    attributes: {
+      description: t.description || null,
+      token: t.token || null,
+      'created-at': t.createdAt,
+      'last-used-at': t.lastUsedAt ?? null,
+      'expired-at': null,
+    },
     relationships: { 'created-by': { data: { id: t.userId, type: 'users' } } },
+    links: selfLink(`/authentication-tokens/${t.id}`),
   };
 }
