@@ -5,6 +5,8 @@ import type { TestSystem } from './system.js';
 const SERVICE_SCHEMAS = ['admin_orgs', 'policy_sets', 'runs', 'storage'];
 /** Changed by a background sweeper on its own schedule, not by requests. */
 const IGNORED_TABLES = new Set(['runs.object_deletions']);
+/** Bookkeeping columns written by reads (authentication notes a token's use once a minute). */
+const IGNORED_COLUMNS = new Map([['admin_orgs.authentication_tokens', ['last_used_at']]]);
 /** Rows there change when the relay marks them sent; only a new row means a new event. */
 const COUNTED_TABLES = new Set(SERVICE_SCHEMAS.map((s) => `${s}.outbox`));
 
@@ -33,12 +35,14 @@ export class DatabaseProbe {
     const parts = rows
       .map((r) => r.name)
       .filter((name) => !IGNORED_TABLES.has(name))
-      .map((name) =>
-        COUNTED_TABLES.has(name)
-          ? `SELECT '${name}' AS name, count(*)::text AS fingerprint FROM ${name}`
-          : `SELECT '${name}' AS name, count(*) || ':' || md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), ''))
-               AS fingerprint FROM ${name} x`,
-      );
+      .map((name) => {
+        if (COUNTED_TABLES.has(name))
+          return `SELECT '${name}' AS name, count(*)::text AS fingerprint FROM ${name}`;
+        const ignored = IGNORED_COLUMNS.get(name) ?? [];
+        const row = ignored.reduce((expr, column) => `(${expr} - '${column}')`, 'to_jsonb(x)');
+        return `SELECT '${name}' AS name, count(*) || ':' || md5(coalesce(string_agg(${row}::text, '|' ORDER BY ${row}::text), ''))
+               AS fingerprint FROM ${name} x`;
+      });
     return parts.join('\nUNION ALL\n');
   }
 

@@ -61,6 +61,36 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'GET',
+    path: `${API}/users/:id/authentication-tokens`,
+    access: { kind: 'self' },
+    success: 200,
+    body: NO_BODY,
+    query: LIST,
+    prepare: async (w) => {
+      const self = await w.freshUser();
+      return { params: { id: self.id }, self };
+    },
+  },
+  ...(['GET', 'DELETE'] as const).map(
+    (method): Endpoint => ({
+      method,
+      path: `${API}/authentication-tokens/:id`,
+      access: { kind: 'self' },
+      success: method === 'GET' ? 200 : 204,
+      body: NO_BODY,
+      // A second token of a fresh user: the user keeps the one it calls with.
+      prepare: async (w) => {
+        const self = await w.freshUser();
+        const res = await self.api.post(`/users/${self.id}/authentication-tokens`, {
+          data: { type: 'authentication-tokens', attributes: { description: 'second' } },
+        });
+        if (res.status !== 201) throw new Error(`token creation failed: ${res.status} ${res.text}`);
+        return { params: { id: res.body.data.id as string }, self };
+      },
+    }),
+  ),
+  {
+    method: 'GET',
     path: `${API}/account/details`,
     access: AUTHENTICATED,
     success: 200,
@@ -127,7 +157,7 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
     body: { shape: 'document', attributes: { name: 'string', 'organization-access': 'object' } },
     prepare: async (_w, o) => ({
       params: { org: o.name },
-      body: document('teams', { name: uniqueName('team'), 'organization-access': { 'read-runs': true } }),
+      body: document('teams', { name: o.names('team'), 'organization-access': { 'read-runs': true } }),
     }),
   },
   {
@@ -161,7 +191,7 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
     body: { shape: 'document', attributes: { name: 'string', description: 'string' } },
     prepare: async (_w, o) => ({
       params: { org: o.name },
-      body: document('projects', { name: uniqueName('prj') }),
+      body: document('projects', { name: o.names('prj') }),
     }),
   },
   {
@@ -208,7 +238,7 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
     body: { shape: 'document', attributes: { name: 'string', description: 'string' } },
     prepare: async (_w, o) => ({
       params: { org: o.name },
-      body: document('workspaces', { name: uniqueName('ws') }),
+      body: document('workspaces', { name: o.names('ws') }),
     }),
   },
   {
