@@ -40,7 +40,7 @@ const SHARED_CONFIG = 'policyhub';
 const SHARED_SECRET = 'policyhub-internal';
 /** Who may reach each service's gRPC port: exactly the processes that call it (docs/security.md). */
 const GRPC_CALLERS: Record<(typeof WITH_SCHEMA)[number], string[]> = {
-  'admin-orgs': ['gateway', 'policy-sets', 'runs'],
+  'admin-orgs': ['gateway', 'policy-sets', 'runs', 'storage'],
   'policy-sets': ['gateway', 'runs'],
   runs: ['gateway', 'evaluator'],
   storage: ['gateway', 'policy-sets', 'runs'],

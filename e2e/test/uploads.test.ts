@@ -12,7 +12,7 @@ import {
   tarGzOf,
   tarOf,
 } from './support/archives.js';
-import { createOrganization, createPolicySet } from './support/fixtures.js';
+import { createOrganization, createPolicySet, type TestUser } from './support/fixtures.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 // Small limits for this file's system (each test file runs in its own process), so hostile
@@ -253,5 +253,85 @@ describe('upload URLs', () => {
     });
     expect(put.status, put.text).toBe(200);
     expect((await versionOf(v.id)).attributes.status).toBe('ready');
+  });
+});
+
+describe('uploads for disabled or deleted organizations and sets (issue 11)', () => {
+  let org: { name: string; owner: TestUser };
+  beforeAll(async () => {
+    org = await createOrganization(t, 'uploads-off');
+  });
+
+  const setDisabled = async (isDisabled: boolean) => {
+    const res = await t.admin.patch(`/admin/organizations/${org.name}`, {
+      data: { type: 'organizations', attributes: { 'is-disabled': isDisabled } },
+    });
+    expect(res.status, res.text).toBe(200);
+  };
+  const newVersion = async (setId: string) => {
+    const res = await org.owner.api.post(`/policy-sets/${setId}/versions`);
+    expect(res.status, res.text).toBe(201);
+    return { id: res.body.data.id as string, upload: res.body.data.links.upload as string };
+  };
+  const storedObjects = async (versionId: string) =>
+    (
+      await t.system.services.storage!.db.query('SELECT key FROM objects WHERE key LIKE $1', [
+        `%/${versionId}.tar.gz`,
+      ])
+    ).rows;
+
+  it('refuses the upload while the organization is disabled, changes nothing, and takes it once enabled', async () => {
+    const set = await createPolicySet(org.owner.api, org.name);
+    const first = await newVersion(set.id);
+    expect((await putArchive(first.upload, await policyArchive())).status).toBe(200);
+    const pending = await newVersion(set.id);
+
+    await setDisabled(true);
+    try {
+      const put = await putArchive(pending.upload, await policyArchive('main = rule { false }\n'));
+      expect(put.status, put.text).toBe(409);
+      expect(put.body.errors).toEqual([
+        {
+          status: '409',
+          title: 'conflict',
+          detail: expect.stringMatching(/organization of this upload is disabled; nothing was stored/),
+        },
+      ]);
+      expect(await storedObjects(pending.id)).toEqual([]);
+      // The owner cannot look (the organization is hidden); a site admin sees nothing changed.
+      expect((await org.owner.api.get(`/policy-sets/${set.id}`)).status).toBe(404);
+      const shown = await t.admin.get(`/policy-sets/${set.id}`);
+      expect(shown.body.data.relationships['current-version'].data.id).toBe(first.id);
+      const version = await t.admin.get(`/policy-set-versions/${pending.id}`);
+      expect(version.body.data.attributes.status).toBe('pending');
+    } finally {
+      await setDisabled(false);
+    }
+
+    const put = await putArchive(pending.upload, await policyArchive());
+    expect(put.status, put.text).toBe(200);
+    expect((await org.owner.api.get(`/policy-set-versions/${pending.id}`)).body.data.attributes.status).toBe(
+      'ready',
+    );
+    const shown = await org.owner.api.get(`/policy-sets/${set.id}`);
+    expect(shown.body.data.relationships['current-version'].data.id).toBe(pending.id);
+  });
+
+  it('answers 404 once the set or the organization is deleted, and stores nothing', async () => {
+    const set = await createPolicySet(org.owner.api, org.name);
+    const pending = await newVersion(set.id);
+    expect((await org.owner.api.delete(`/policy-sets/${set.id}`)).status).toBe(204);
+    const afterSet = await putArchive(pending.upload, await policyArchive());
+    expect(afterSet.status, afterSet.text).toBe(404);
+    expect(await storedObjects(pending.id)).toEqual([]);
+
+    const doomed = await createOrganization(t, 'uploads-gone');
+    const doomedSet = await createPolicySet(doomed.owner.api, doomed.name);
+    const res = await doomed.owner.api.post(`/policy-sets/${doomedSet.id}/versions`);
+    expect(res.status, res.text).toBe(201);
+    expect((await t.admin.delete(`/admin/organizations/${doomed.name}`)).status).toBe(204);
+    const afterOrg = await putArchive(res.body.data.links.upload, await policyArchive());
+    expect(afterOrg.status, afterOrg.text).toBe(404);
+    expect(await storedObjects(res.body.data.id)).toEqual([]);
   });
 });

@@ -154,6 +154,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       ...shared,
       logger: serviceLogger('storage'),
       settings: storageConfig,
+      adminOrgsAddress: adminOrgs.address,
     });
     started.push(storage);
     services.storage = storage;

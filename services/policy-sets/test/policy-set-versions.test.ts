@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase, testAuth, testSigningKeys } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPolicySets } from '../src/index.js';
 import { UPLOAD_COMPLETED_CONSUMER } from '../src/consumers/upload-completed.js';
-import { startFakeAdminOrgs } from './support/fake-admin-orgs.js';
+import { type FakeTenancy, startFakeAdminOrgs } from './support/fake-admin-orgs.js';
 import { startFakeStorage } from './support/fake-storage.js';
 import { managerOf } from './support/policy-sets-harness.js';
 
@@ -21,6 +21,11 @@ let db: TestDatabase;
 let service: RunningService;
 let transport: InProcessTransport;
 let adminOrgs: Awaited<ReturnType<typeof startFakeAdminOrgs>>;
+const tenancy: FakeTenancy = {
+  organizations: { [ORG]: {}, [FREE]: { isFreeTier: true } },
+  workspaces: {},
+  projects: {},
+};
 let storage: Awaited<ReturnType<typeof startFakeStorage>>;
 const v1 = contracts().policyhub.policysets.v1;
 let versions: ReturnType<typeof createClient<InstanceType<typeof v1.PolicySetVersions>>>;
@@ -29,11 +34,7 @@ let policies: ReturnType<typeof createClient<InstanceType<typeof v1.Policies>>>;
 
 beforeAll(async () => {
   db = await createTestDatabase('ph_policy_set_versions');
-  adminOrgs = await startFakeAdminOrgs({
-    organizations: { [ORG]: {}, [FREE]: { isFreeTier: true } },
-    workspaces: {},
-    projects: {},
-  });
+  adminOrgs = await startFakeAdminOrgs(tenancy);
   storage = await startFakeStorage();
   transport = new InProcessTransport();
   service = await startPolicySets({
@@ -279,6 +280,30 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
       currentVersionId: good.id,
       newestVersionId: bad.id,
     });
+  });
+
+  it('errors a version whose organization was disabled or deleted before the outcome was applied', async () => {
+    for (const change of ['disabled', 'deleted'] as const) {
+      const set = await newSet();
+      const good = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+      await uploadCompleted(succeeded(good));
+      const late = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+      // Storage checked the organization before storing; it changed before policy-sets applied.
+      const saved = tenancy.organizations[ORG]!;
+      if (change === 'disabled') tenancy.organizations[ORG] = { ...saved, isDisabled: true };
+      else delete tenancy.organizations[ORG];
+      try {
+        await uploadCompleted(succeeded(late));
+      } finally {
+        tenancy.organizations[ORG] = saved;
+      }
+      expect(await versions.GetPolicySetVersion({ id: late.id }, as)).toMatchObject({
+        status: 'errored',
+        error: 'POLICY_SETS_ORGANIZATION_UNAVAILABLE',
+        errorMessage: expect.stringContaining(`was ${change} before the upload was applied`),
+      });
+      expect((await sets.GetPolicySet({ id: set.id }, as)).currentVersionId).toBe(good.id);
+    }
   });
 
   it('ignores outcomes for other owners, deleted versions, and versions already settled', async () => {

@@ -26,6 +26,7 @@ export const storageConfigShape = {
   UPLOAD_TIMEOUT_SECONDS: env.int(900, 1),
   OBJECT_MAX_BYTES: env.int(100 * MiB, 1),
   UPLOAD_TMP_DIR: z.string().optional(),
+  ADMIN_ORGS_ADDR: env.address('127.0.0.1:50051'),
 };
 
 export type StorageConfig = z.infer<z.ZodObject<typeof storageConfigShape>>;

@@ -9,6 +9,7 @@ await runServiceMain('storage', storageConfigShape, (config, shared) =>
     grpcAddress: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
     signingKeys: config.INTERNAL_SIGNING_KEYS,
     settings: storageSettings(config),
+    adminOrgsAddress: config.ADMIN_ORGS_ADDR,
     migrateOnly: config.MIGRATE_ONLY,
   }),
 );

@@ -4,6 +4,7 @@ import { startConsumer } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
 import { type RunningService, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
+import { AdminOrgsOrganizationStatus } from './clients/admin-orgs.js';
 import type { StorageSettings } from './config.js';
 import { deletionHandlers } from './consumers/deletions.js';
 import { createObjectStore } from './objects/create-object-store.js';
@@ -18,6 +19,8 @@ export interface StorageOptions {
   /** Keys of internal call assertions (the first signs). */
   signingKeys: readonly SigningKey[];
   settings: StorageSettings;
+  /** admin-orgs gRPC address: whether an upload's organization is enabled. */
+  adminOrgsAddress: string;
   migrateOnly?: boolean;
 }
 
@@ -31,6 +34,8 @@ export async function startStorage(
   const { settings } = options;
   const store = await createObjectStore(settings.objects);
   options.logger.info({ objectStore: store.kind }, 'object store ready');
+  const auth = new InternalAuth({ keys: options.signingKeys, service: 'storage' });
+  const organizations = new AdminOrgsOrganizationStatus(options.adminOrgsAddress, auth.credential);
   const service = await startGrpcService({
     name: 'storage',
     schema: STORAGE_SCHEMA,
@@ -39,10 +44,16 @@ export async function startStorage(
     grpcAddress: options.grpcAddress,
     transport: options.transport,
     logger: options.logger,
-    auth: new InternalAuth({ keys: options.signingKeys, service: 'storage' }),
+    auth,
     migrateOnly: options.migrateOnly,
     register: (server, deps) =>
-      registerStorage(server, { ...deps, store, limits: settings.limits, stagingDir: settings.stagingDir }),
+      registerStorage(server, {
+        ...deps,
+        store,
+        organizations,
+        limits: settings.limits,
+        stagingDir: settings.stagingDir,
+      }),
     consumers: async (deps) => [
       await startConsumer({
         name: STORAGE_CONSUMER,
@@ -52,7 +63,13 @@ export async function startStorage(
         handlers: deletionHandlers(store),
       }),
     ],
-    onClose: async () => store.close?.(),
+    onClose: async () => {
+      organizations.close();
+      await store.close?.();
+    },
+  }).catch((err: unknown) => {
+    organizations.close();
+    throw err;
   });
   return Object.assign(service, { store });
 }

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_UPLOAD_LIMITS, startStorage } from '../src/index.js';
 import { hashUploadToken } from '../src/domain/upload-sessions.js';
 import { policyArchive, tarGzOf } from './support/archives.js';
+import { startFakeAdminOrgs } from './support/fake-admin-orgs.js';
 import { createStorageClient, type StorageClient } from './support/storage-client.js';
 
 let db: TestDatabase;
@@ -29,6 +30,9 @@ let service: Awaited<ReturnType<typeof startStorage>>;
 let transport: InProcessTransport;
 let storage: StorageClient;
 let completed: storageV1.UploadCompleted__Output[] = [];
+/** Organizations admin-orgs reports as disabled or missing (every other one is enabled). */
+const organizations = new Map<string, 'disabled' | 'missing'>();
+let adminOrgs: Awaited<ReturnType<typeof startFakeAdminOrgs>>;
 
 const HOUR = 3600_000;
 const inAnHour = () => new Date(Date.now() + HOUR).toISOString();
@@ -79,7 +83,9 @@ beforeAll(async () => {
   await transport.subscribe('test-observer', [TOPICS.uploadCompleted.name], async (m) => {
     completed.push(decodeMessage(TOPICS.uploadCompleted.type, m.payload));
   });
+  adminOrgs = await startFakeAdminOrgs(organizations);
   service = await startStorage({
+    adminOrgsAddress: adminOrgs.address,
     databaseUrl: db.url,
     grpcAddress: '127.0.0.1:0',
     transport,
@@ -97,6 +103,7 @@ beforeAll(async () => {
 afterAll(async () => {
   storage?.close();
   await service?.close();
+  await adminOrgs?.close();
   await db?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -327,6 +334,74 @@ describe('uploads', () => {
     expect(second.status).toBe(grpc.status.FAILED_PRECONDITION);
     finishFirst();
     expect((await first).ok).toBe(true);
+  });
+});
+
+describe('uploads for disabled or deleted organizations (issue 11)', () => {
+  const sessionRow = async (token: string) =>
+    (
+      await service.db.query('SELECT used_at, claimed_by FROM upload_sessions WHERE token_sha256 = $1', [
+        hashUploadToken(token),
+      ])
+    ).rows[0];
+
+  it('refuses while the organization is disabled, stores nothing, and takes the same URL once enabled', async () => {
+    const s = await newSession();
+    organizations.set(s.organization, 'disabled');
+    const refused = await remote(storage.upload(s.token, await policyArchive()));
+    expect(refused).toMatchObject({
+      status: grpc.status.FAILED_PRECONDITION,
+      code: 'STORAGE_UPLOAD_ORGANIZATION_DISABLED',
+    });
+    expect(refused.items[0]?.detail).toMatch(/disabled.*nothing was stored/);
+    expect(await service.store.stat(s.objectKey)).toBeUndefined();
+    expect(completed).toEqual([]);
+    expect(await sessionRow(s.token)).toEqual({ used_at: null, claimed_by: null });
+
+    organizations.delete(s.organization);
+    expect((await storage.upload(s.token, await policyArchive())).ok).toBe(true);
+    expect(completed).toHaveLength(1);
+  });
+
+  it('answers NOT_FOUND when the organization is gone, before its sessions were revoked', async () => {
+    const s = await newSession();
+    organizations.set(s.organization, 'missing');
+    const refused = await remote(storage.upload(s.token, await policyArchive()));
+    expect(refused).toMatchObject({ status: grpc.status.NOT_FOUND, code: 'STORAGE_UPLOAD_NOT_FOUND' });
+    expect(await service.store.stat(s.objectKey)).toBeUndefined();
+    expect(completed).toEqual([]);
+  });
+
+  it('refuses an upload whose organization was disabled while the body streamed in', async () => {
+    const s = await newSession();
+    const bytes = await policyArchive();
+    let finish!: () => void;
+    const upload = new Promise<storageV1.UploadResult__Output>((resolve, reject) => {
+      const call = storage.raw.Upload(storage.metadata(), (err, res) => (err ? reject(err) : resolve(res!)));
+      call.write({ token: s.token });
+      call.write({ data: bytes.subarray(0, 10) });
+      finish = () => {
+        call.write({ data: bytes.subarray(10) });
+        call.end();
+      };
+    });
+    await waitFor(async () => (await sessionRow(s.token))?.claimed_by);
+    organizations.set(s.organization, 'disabled');
+    finish();
+    const refused = await remote(upload);
+    expect(refused.code).toBe('STORAGE_UPLOAD_ORGANIZATION_DISABLED');
+    expect(await service.store.stat(s.objectKey)).toBeUndefined();
+    expect(completed).toEqual([]);
+    expect(await sessionRow(s.token)).toEqual({ used_at: null, claimed_by: null });
+  });
+
+  it("asks admin-orgs about the upload's own organization, not before the token is known good", async () => {
+    const before = adminOrgs.calls.length;
+    await remote(storage.upload(randomBytes(32).toString('base64url'), await policyArchive()));
+    expect(adminOrgs.calls.length).toBe(before);
+    const s = await newSession();
+    await storage.upload(s.token, await policyArchive());
+    expect(adminOrgs.calls.slice(before)).toEqual([s.organization, s.organization]);
   });
 });
 

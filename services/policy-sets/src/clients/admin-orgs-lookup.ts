@@ -21,6 +21,22 @@ export class AdminOrgsLookup {
     return { name: org.name, isFreeTier: org.isFreeTier };
   }
 
+  /**
+   * Whether `name` may take uploads now, asked without a principal (so a disabled organization is
+   * seen with its flag). `unknown` when admin-orgs cannot be reached.
+   */
+  async organizationStatus(name: string): Promise<'active' | 'disabled' | 'missing' | 'unknown'> {
+    try {
+      const org = await this.clients.organizations.GetOrganization({ name });
+      return org.isDisabled ? 'disabled' : 'active';
+    } catch (err) {
+      const { status } = readServiceError(err);
+      if (status === grpc.status.NOT_FOUND) return 'missing';
+      if (status === grpc.status.UNAVAILABLE) return 'unknown';
+      throw err;
+    }
+  }
+
   /** Ids among `ids` that are workspaces of `organization`. */
   async workspacesIn(organization: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();

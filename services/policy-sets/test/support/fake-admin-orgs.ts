@@ -5,7 +5,7 @@ import { bindServer, createGrpcServer, implement, shutdownServer } from '@policy
 import { testAuth } from '@policyhub/testing';
 
 export interface FakeTenancy {
-  organizations: Record<string, { isFreeTier?: boolean }>;
+  organizations: Record<string, { isFreeTier?: boolean; isDisabled?: boolean }>;
   workspaces: Record<string, { organization: string; projectId: string }>;
   projects: Record<string, { organization: string }>;
 }
@@ -22,9 +22,9 @@ export async function startFakeAdminOrgs(
   const server: grpc.Server = createGrpcServer();
   const logger = { error: () => {} };
   const organization = (name: string) => {
-    const org = tenancy.organizations[name];
+    const org = Object.hasOwn(tenancy.organizations, name) ? tenancy.organizations[name] : undefined;
     if (!org) throw notFound();
-    return { name, isFreeTier: org.isFreeTier ?? false };
+    return { name, isFreeTier: org.isFreeTier ?? false, isDisabled: org.isDisabled ?? false };
   };
   server.addService(
     v1.Organizations.service,

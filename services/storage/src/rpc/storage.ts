@@ -5,6 +5,7 @@ import { asServiceError, type Handlers, streaming } from '@policyhub/grpc-runtim
 import type { ServiceDeps } from '@policyhub/service-kit';
 import { ObjectRepository } from '../db/object-repository.js';
 import { requireObjectKey } from '../domain/object-keys.js';
+import type { OrganizationStatusLookup } from '../domain/organization-status.js';
 import type { UploadLimits } from '../domain/upload-limits.js';
 import { ObjectNotFoundError, type ObjectStore } from '../objects/object-store.js';
 import { deleteObjects } from '../stored-objects/delete-objects.js';
@@ -15,6 +16,7 @@ import { headerThenData, respond, streamTo } from './streams.js';
 
 export interface StorageRpcDeps extends ServiceDeps {
   store: ObjectStore;
+  organizations: OrganizationStatusLookup;
   limits: UploadLimits;
   stagingDir: string;
 }

@@ -6,6 +6,10 @@ import type { Logger } from '@policyhub/telemetry';
 import { ObjectRepository } from '../db/object-repository.js';
 import { SessionRepository } from '../db/session-repository.js';
 import { formatDuration } from './durations.js';
+import {
+  type OrganizationStatusLookup,
+  requireUploadableOrganization,
+} from '../domain/organization-status.js';
 import type { UploadLimits } from '../domain/upload-limits.js';
 import {
   hashUploadToken,
@@ -22,6 +26,8 @@ export interface UploadDeps {
   db: Db;
   relay: OutboxRelay;
   store: ObjectStore;
+  /** Uploads are refused while their organization is disabled or gone (issue 11). */
+  organizations: OrganizationStatusLookup;
   limits: UploadLimits;
   stagingDir: string;
   logger: Logger;
@@ -49,7 +55,9 @@ export class UploadAbandonedError extends Error {
  *
  * Token problems (unknown, used, expired, held by another upload) throw before anything is read.
  * If the body stops early (client gone, timeout) the session is released untouched and nothing
- * is stored.
+ * is stored. So does an organization that is disabled or gone: checked with admin-orgs before the
+ * body is read and again before anything is stored, the session stays unused (the owner's
+ * version unchanged) and the same URL works once the organization is enabled again.
  */
 export async function receiveUpload(
   deps: UploadDeps,
@@ -64,6 +72,7 @@ export async function receiveUpload(
   const inspector = new ArchiveInspector(deps.limits, { layout: session.layout, root: session.layoutRoot });
   let stored = false;
   try {
+    await requireUploadableOrganization(deps.organizations, session.organization);
     for await (const chunk of withDeadline(body, deps.limits.uploadTimeoutMs)) {
       await inspector.write(chunk);
       if (inspector.isOverLimit) break;
@@ -73,6 +82,8 @@ export async function receiveUpload(
     const sha256 = await staging.seal();
     // A sender that went away leaves a truncated body: that must not spend the URL.
     if (isAbandoned()) throw new UploadAbandonedError();
+    // Disabled or deleted while the body streamed in: refuse before any outcome is recorded.
+    await requireUploadableOrganization(deps.organizations, session.organization);
     const outcome: UploadOutcome = inspection.ok ? { ...inspection, sha256 } : inspection;
     if (outcome.ok) {
       await deps.store.put(session.objectKey, await staging.read(), staging.sizeBytes, 'application/gzip');

@@ -10,7 +10,8 @@ import { streamUpload } from './stream-upload.js';
  * Whatever Content-Type the client sends, the body is handed over as a raw stream and piped to
  * storage, never buffered. 200 when the archive was accepted (the version is `ready` by the time
  * this answers in embedded mode); 422 (413 when too large) with the reason when it was rejected,
- * and the version is then `errored`; 404 unknown URL; 409 used or expired.
+ * and the version is then `errored`; 404 unknown URL (or its set or organization deleted); 409
+ * used, expired, or its organization disabled (nothing stored, the version stays pending).
  */
 export function registerUploadRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.register(async (scope) => {
