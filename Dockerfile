@@ -16,7 +16,8 @@
 # The download needs the internet: this repository's CI cannot fetch it (no internet there), so it builds
 # without SENTINEL_VERSION, and such an image evaluates no kind_a check (each ends `errored` saying how to
 # install Sentinel). docs/policy-evaluation.md has the details.
-ARG NODE_IMAGE=node:22-bookworm-slim
+# The Node line every test runs on (package.json engines; CI is Node 20).
+ARG NODE_IMAGE=node:20-bookworm-slim
 
 # --- manifests: every workspace's package.json, nothing else. The dependency stages below start from
 # this, so their layers stay cached while only sources change.

@@ -33,7 +33,7 @@ import { startTestSystem, type TestSystem } from './support/system.js';
  * the worker process, the streams through runs, storage, archives, the HCL parsing, the report.
  */
 
-export const SENTINEL_STANDIN = fileURLToPath(
+const SENTINEL_STANDIN = fileURLToPath(
   new URL('./support/engines/sentinel-standin/sentinel', import.meta.url),
 );
 
