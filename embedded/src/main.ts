@@ -2,6 +2,8 @@ import { ConfigError, env, loadConfig, z } from '@policyhub/config';
 import { shutdownTracing } from '@policyhub/telemetry';
 import { trustProxyEnv } from '@policyhub/gateway';
 import { parseCommand } from '@policyhub/runs';
+import { EmbeddedPostgresError } from './postgres.js';
+import { listenProblem, listenProblems, splitAddress } from './preflight.js';
 import { startSystem } from './system.js';
 
 /** `npm start`: the whole system in one process with embedded defaults (README "Configuration"). */
@@ -21,7 +23,7 @@ const embeddedConfigShape = {
   PUBLIC_URL: env.optionalUrl(),
   TRUST_PROXY: trustProxyEnv(),
   LOG_LEVEL: env.logLevel(),
-  RUNS_GRPC_ADDR: env.address('127.0.0.1:0'),
+  RUNS_GRPC_ADDR: env.address('127.0.0.1:50053'),
   /** The built-in evaluator (docs/policy-evaluation.md); false turns it off. */
   EVALUATOR_ENABLED: env.bool(true),
   /** A generic engine command for every kind (docs/evaluator.md); unset: Sentinel for kind_a. */
@@ -37,6 +39,18 @@ try {
   evaluatorCommand = config.EVALUATOR_COMMAND ? parseCommand(config.EVALUATOR_COMMAND) : undefined;
 } catch (err) {
   console.error((err as Error).message);
+  process.exit(2);
+}
+
+// Busy ports are found before anything starts: one line each, exit 2, no data directory touched.
+const runsListen = splitAddress(config.RUNS_GRPC_ADDR);
+const busy = await listenProblems([
+  { variable: 'PORT', host: config.HOST, port: config.PORT, shown: String(config.PORT) },
+  { variable: 'RUNS_GRPC_ADDR', ...runsListen, shown: config.RUNS_GRPC_ADDR },
+  { variable: 'OPS_PORT', host: config.OPS_HOST, port: config.OPS_PORT, shown: String(config.OPS_PORT) },
+]);
+if (busy.length > 0) {
+  for (const line of busy) console.error(line);
   process.exit(2);
 }
 
@@ -62,8 +76,14 @@ const system = await startSystem({
     : undefined,
 }).catch((err: unknown) => {
   // A bad variable read by a service (e.g. storage limits) is a configuration error like the rest.
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof EmbeddedPostgresError) {
     console.error(err.message);
+    process.exit(2);
+  }
+  // Taken between the check above and the listen (another process was faster).
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE' || code === 'EACCES') {
+    console.error(listenProblem('PORT', String(config.PORT), err as NodeJS.ErrnoException));
     process.exit(2);
   }
   throw err;

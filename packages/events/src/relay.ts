@@ -69,6 +69,7 @@ export class OutboxRelay {
     const { db, logger } = this.options;
     const client = new pg.Client({ connectionString: db.url });
     client.on('error', (err) => {
+      if (this.stopped) return; // a deliberate stop ends the connection: nothing to report
       logger.warn({ err: err.message }, 'outbox listener lost its connection; polling until it is back');
       this.listener = undefined;
       setTimeout(() => void this.reconnect(), 1_000).unref();
