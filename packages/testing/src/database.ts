@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort, PostgresCluster, postgresInstallation } from '@policyhub/local-postgres';
@@ -18,20 +18,17 @@ export function testServerUrl(): Promise<string> {
 }
 
 async function startEmbeddedServer(): Promise<string> {
-  const installation = postgresInstallation();
-  const dir = mkdtempSync(join(tmpdir(), 'policyhub-test-pg-'));
   // A fresh password per test process: the server accepts nothing else, not even on loopback.
   const password = randomBytes(18).toString('base64url');
-  const server = new PostgresCluster(installation, {
-    dataDir: join(dir, 'data'),
+  const server = new PostgresCluster(postgresInstallation(), {
+    dataDir: mkdtempSync(join(tmpdir(), 'policyhub-test-pg-')),
     port: await freeLoopbackPort(),
     password,
+    // Stopped and deleted when this process ends, however it ends (vitest ends workers with SIGTERM).
+    temporary: true,
   });
-  // As root the server runs as user postgres: it must be able to enter the directory.
-  chmodSync(dir, 0o755);
   await server.initialise();
-  await server.start(); // stopped (SIGINT) by the cluster's own exit hook when this process ends
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  await server.start();
   return `postgres://postgres:${password}@127.0.0.1:${server.options.port}/postgres`;
 }
 
