@@ -76,17 +76,35 @@ export class EvaluatorWorker {
       let claimed = false;
       try {
         claimed = await this.evaluateNext();
+        if (failures > 0) logger.info({ runs: this.options.runsAddress }, 'runs answers again; claiming');
         failures = 0;
       } catch (err) {
         failures++;
         logger.warn({ err: describe(err), failures }, 'evaluator cycle failed; retrying');
       }
-      // While runs is unreachable, back off (doubling, at most 30 s) instead of hammering it.
-      if (!claimed)
-        await this.idle(
-          failures === 0 ? this.options.pollIntervalMs : backoffMs(this.options.pollIntervalMs, failures),
-        );
+      if (claimed) continue;
+      if (failures === 0) await this.idle(this.options.pollIntervalMs);
+      else await this.pauseAfterFailure(backoffMs(this.options.pollIntervalMs, failures));
     }
+  }
+
+  /**
+   * After a failed cycle: if runs answered (with an error), back off for `ms` (doubling, at most
+   * 30 s) instead of hammering it. If it could not be reached (stopped, restarting), wait at most
+   * `ms` for the channel to connect again and claim as soon as it has: a restarted runs server on
+   * the same address is picked up within the channel's reconnect backoff (≤ 2 s), not after a
+   * long sleep.
+   */
+  private async pauseAfterFailure(ms: number): Promise<void> {
+    const raw = this.client.raw;
+    if (raw.getChannel().getConnectivityState(false) === grpc.connectivityState.READY) return this.idle(ms);
+    const idle = this.idle(ms);
+    const endIdle = this.wake;
+    await Promise.race([
+      idle,
+      new Promise<void>((resolve) => raw.waitForReady(Date.now() + ms, () => resolve())),
+    ]);
+    endIdle?.();
   }
 
   /** Claims and evaluates one check; false when none was waiting. */
