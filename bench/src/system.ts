@@ -29,6 +29,7 @@ export async function startBenchSystem(kafkaBrokers?: string[]): Promise<BenchSy
     DATABASE_URL: db.url,
     DATA_DIR: dataDir,
     PORT: String(port),
+    RUNS_GRPC_ADDR: '127.0.0.1:0', // not the fixed default: the baseline may run beside it
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_SECOND: '0',
     // A free port for the ops listener (default 9464), so a bench never collides with a running PolicyHub.

@@ -21,6 +21,7 @@ async function timeStart(dataDir: string): Promise<number> {
         DATA_DIR: dataDir,
         PORT: String(port),
         OPS_PORT: '0',
+        RUNS_GRPC_ADDR: '127.0.0.1:0', // not the fixed default: other systems may run beside it
         LOG_LEVEL: 'warn',
         DATABASE_URL: '',
       },
