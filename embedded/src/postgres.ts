@@ -123,20 +123,29 @@ export async function startEmbeddedPostgres(
   writeFileSync(ownerFile, `${process.pid}\n`);
   const password = clusterPassword(dataDir, logger);
 
-  const installation = postgresInstallation();
+  // Problems here (no user postgres, an unwritable /var/lib/policyhub) are the operator's to fix:
+  // one line, not a stack trace.
+  const prepared = (() => {
+    try {
+      const installation = postgresInstallation();
+      // As root the server (user postgres) must be able to enter DATA_DIR: add search permission only.
+      if (installation.user) chmodSync(dataDir, statSync(dataDir).mode | 0o011);
+      return { installation, placement: clusterPlacement(join(dataDir, 'postgres'), installation) };
+    } catch (err) {
+      throw new EmbeddedPostgresError(`embedded Postgres: ${(err as Error).message}`);
+    }
+  })();
+  const { installation, placement } = prepared;
   if (installation.copied) {
     logger.info(
       { binaries: installation.binDir },
       'running the embedded Postgres from a copy user postgres can reach',
     );
   }
-  // As root the server (user postgres) must be able to enter DATA_DIR: add search permission only.
-  if (installation.user) chmodSync(dataDir, statSync(dataDir).mode | 0o011);
-  const placement = clusterPlacement(join(dataDir, 'postgres'), installation);
   if (placement.relocated) {
     logger.warn(
       { dataDir, cluster: placement.dataDir },
-      'user postgres cannot enter DATA_DIR (a parent directory is closed): the embedded Postgres data lives in the cluster directory instead',
+      'user postgres cannot enter DATA_DIR (a parent directory is closed to it): the embedded Postgres keeps its database files in `cluster` instead',
     );
   }
   const databaseDir = placement.dataDir;

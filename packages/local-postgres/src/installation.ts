@@ -80,10 +80,16 @@ export function serverUser(): ServerUser {
     } catch {
       // the group may exist without the user
     }
-    execFileSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres'], {
-      stdio: 'ignore',
-    });
-    return ids();
+    try {
+      execFileSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres'], {
+        stdio: 'ignore',
+      });
+      return ids();
+    } catch {
+      throw new Error(
+        'running as root, the embedded Postgres runs as user "postgres", which does not exist and could not be created; create it (e.g. useradd --system postgres) or use DATABASE_URL',
+      );
+    }
   }
 }
 
