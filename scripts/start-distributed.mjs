@@ -3,7 +3,7 @@
 // run as their own process from their built output (`services/<name>/dist/main.js`, as the images
 // run them), against the Postgres in DATABASE_URL and the Kafka in KAFKA_BROKERS. Builds first
 // (turbo: a cache hit when nothing changed), checks the ports, starts the five processes, waits
-// until each is ready, prints the base URL and the site-admin token, and on Ctrl-C or SIGTERM
+// until each is ready, prints the base URL and where the tokens are, and on Ctrl-C or SIGTERM
 // stops them all (SIGTERM each, SIGKILL after 20 s). If one of them exits, the others are stopped.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -90,21 +90,27 @@ if (build.status !== 0) {
   process.exit(1);
 }
 
-// --- the site-admin token: SITE_ADMIN_TOKEN, else one generated once into DATA_DIR
-let siteAdminToken = env('SITE_ADMIN_TOKEN');
-if (!siteAdminToken) {
-  const file = join(dataDir, 'site-admin-token');
+// --- secrets. The site-admin token and the evaluator/executor tokens: from the environment, else
+// generated once into DATA_DIR (0600), as `npm start` does. The key that signs internal calls:
+// INTERNAL_SIGNING_KEYS, else a fresh one per start, known only to the processes started here.
+function persistentSecret(name, configured) {
+  if (configured) return configured;
+  const file = join(dataDir, name);
   mkdirSync(dataDir, { recursive: true });
-  if (!existsSync(file)) {
+  if (!existsSync(file))
     writeFileSync(file, `ph.${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
-  }
-  siteAdminToken = readFileSync(file, 'utf8').trim();
+  return readFileSync(file, 'utf8').trim();
 }
+const siteAdminToken = persistentSecret('site-admin-token', env('SITE_ADMIN_TOKEN'));
+const evaluatorTokens = env('EVALUATOR_TOKENS') ?? persistentSecret('evaluator-token');
+const executorTokens = env('EXECUTOR_TOKENS') ?? persistentSecret('executor-token');
+const signingKeys = env('INTERNAL_SIGNING_KEYS') ?? `local:${randomBytes(32).toString('base64url')}`;
 
 // --- processes
 const common = {
   ...process.env,
   ...addresses,
+  INTERNAL_SIGNING_KEYS: signingKeys,
   GRPC_HOST: '127.0.0.1',
   OPS_HOST: '127.0.0.1',
   DATA_DIR: dataDir,
@@ -118,6 +124,7 @@ const processes = [
       GRPC_PORT: String(s.grpc),
       OPS_PORT: String(s.ops),
       ...(s.name === 'admin-orgs' ? { SITE_ADMIN_TOKEN: siteAdminToken } : {}),
+      ...(s.name === 'runs' ? { EVALUATOR_TOKENS: evaluatorTokens, EXECUTOR_TOKENS: executorTokens } : {}),
     },
   })),
   {
@@ -204,5 +211,6 @@ process.stdout.write(
     `  base URL:          ${baseUrl}/api/v2\n` +
     `  site-admin token:  ${siteAdminToken}\n` +
     `  runs gRPC (for evaluators, RUNS_ADDR): ${addresses.RUNS_ADDR}\n` +
-    `  objects and generated token in ${dataDir}; Ctrl-C stops every process\n\n`,
+    `  evaluator token (EVALUATOR_TOKEN):    ${env('EVALUATOR_TOKENS') ? 'one of EVALUATOR_TOKENS' : `in ${join(dataDir, 'evaluator-token')}`}\n` +
+    `  objects and generated tokens in ${dataDir}; Ctrl-C stops every process\n\n`,
 );

@@ -1,11 +1,19 @@
 import { Writable } from 'node:stream';
 import { contracts } from '@policyhub/contracts';
 import { InProcessTransport } from '@policyhub/events';
-import { createClient } from '@policyhub/grpc-runtime';
+import { createClient, workerCredential } from '@policyhub/grpc-runtime';
 import { startRuns } from '@policyhub/runs';
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger } from '@policyhub/telemetry';
-import { createTestDatabase, freePort, type TestDatabase, waitFor } from '@policyhub/testing';
+import {
+  createTestDatabase,
+  freePort,
+  type TestDatabase,
+  testAuth,
+  testSigningKeys,
+  testWorkerTokens,
+  waitFor,
+} from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvaluatorWorker } from '../src/evaluator/worker.js';
 import { FakeObjects, FakePolicySets, FakeWorkspaces, policySet } from './support/fakes.js';
@@ -37,6 +45,8 @@ describe('evaluator worker across a runs restart', () => {
       policySetsAddress: '127.0.0.1:1',
       storageAddress: '127.0.0.1:1',
       ports: { workspaces, policySets, objects },
+      signingKeys: testSigningKeys,
+      workerTokens: { evaluator: [testWorkerTokens.evaluator], executor: [testWorkerTokens.executor] },
     });
 
   beforeAll(async () => {
@@ -52,6 +62,7 @@ describe('evaluator worker across a runs restart', () => {
     });
     worker = new EvaluatorWorker({
       runsAddress: address,
+      token: testWorkerTokens.evaluator,
       // An engine that always fails: the worker reports the check `errored`, which is enough to
       // see that it claimed it.
       command: [process.execPath, '-e', 'process.exit(3)'],
@@ -74,9 +85,10 @@ describe('evaluator worker across a runs restart', () => {
   /** A queued policy check on the current runs server; resolves to a function reading its status. */
   async function queuedCheck() {
     const v1 = contracts().policyhub.runs.v1;
-    const runsApi = createClient(v1.Runs, address);
-    const executor = createClient(v1.RunExecutor, address);
-    const checks = createClient(v1.PolicyChecks, address);
+    const gateway = testAuth().credential;
+    const runsApi = createClient(v1.Runs, address, gateway);
+    const executor = createClient(v1.RunExecutor, address, workerCredential(testWorkerTokens.executor));
+    const checks = createClient(v1.PolicyChecks, address, gateway);
     const ws = workspaces.add(`ws-reconnect-${++n}`, 'acme');
     policySets.byWorkspace.set(ws.id, [policySet(`polset-reconnect-${n}`, [['rule', 'hard-mandatory']])]);
     const { run } = await runsApi.CreateRun({ workspaceId: ws.id, planOnly: false }, owner('acme'));
