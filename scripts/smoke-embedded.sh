@@ -28,7 +28,7 @@ node -e 'require("net").createServer().listen(Number(process.argv[1]),"127.0.0.1
 holder=$!
 sleep 0.5
 set +e
-out=$(DATA_DIR="$data" PORT="$port" RUNS_GRPC_ADDR="127.0.0.1:$runs_port" node --conditions=@policyhub/source --import tsx embedded/src/main.ts 2>&1)
+out=$(DATA_DIR="$data" PORT="$port" OPS_PORT=0 RUNS_GRPC_ADDR="127.0.0.1:$runs_port" node --conditions=@policyhub/source --import tsx embedded/src/main.ts 2>&1)
 status=$?
 set -e
 kill "$holder"; wait "$holder" 2>/dev/null || true
@@ -42,7 +42,7 @@ echo "busy PORT: ok (one line, exit 2, nothing initialised)"
 start() {
   local dir=$1
   : >"$log"
-  (cd "$dir" && exec setsid env ${2:+DATA_DIR="$2"} PORT="$port" RUNS_GRPC_ADDR="127.0.0.1:$runs_port" LOG_LEVEL=warn \
+  (cd "$dir" && exec setsid env ${2:+DATA_DIR="$2"} PORT="$port" OPS_PORT=0 RUNS_GRPC_ADDR="127.0.0.1:$runs_port" LOG_LEVEL=warn \
     node --conditions=@policyhub/source --import tsx --import @policyhub/telemetry/register embedded/src/main.ts) >"$log" 2>&1 &
   pid=$!
   pids+=("$pid")

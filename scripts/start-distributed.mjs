@@ -31,6 +31,7 @@ const SERVICES = [
   { name: 'runs', grpc: 50053, ops: 9466, variable: 'RUNS_ADDR' },
   { name: 'storage', grpc: 50054, ops: 9467, variable: 'STORAGE_ADDR' },
 ];
+const GATEWAY_OPS_PORT = 9468;
 const port = Number(env('PORT') ?? 8080);
 const host = env('HOST') ?? '127.0.0.1';
 const dataDir = resolve(ROOT, env('DATA_DIR') ?? '.data/distributed');
@@ -48,6 +49,7 @@ function bindError(bindHost, bindPort) {
 
 const listeners = [
   { what: 'PORT', host, port, hint: 'set PORT to a free port' },
+  { what: 'gateway ops port', host: '127.0.0.1', port: GATEWAY_OPS_PORT, hint: 'stop what uses it' },
   ...SERVICES.flatMap((s) => [
     {
       what: `${s.name} gRPC port`,
@@ -129,8 +131,8 @@ const processes = [
   })),
   {
     name: 'gateway',
-    ready: `http://${host.includes(':') ? `[${host}]` : host}:${port}/readyz`,
-    env: { ...common, PORT: String(port), HOST: host },
+    ready: `http://127.0.0.1:${GATEWAY_OPS_PORT}/readyz`,
+    env: { ...common, PORT: String(port), HOST: host, OPS_PORT: String(GATEWAY_OPS_PORT) },
   },
 ];
 const width = Math.max(...processes.map((p) => p.name.length));

@@ -33,7 +33,15 @@ function npmStart(env: Record<string, string>): Started {
     ['--conditions=@policyhub/source', '--import', 'tsx', 'embedded/src/main.ts'],
     {
       cwd: REPO_ROOT,
-      env: { ...process.env, DATABASE_URL: '', KAFKA_BROKERS: '', REDIS_URL: '', LOG_LEVEL: 'warn', ...env },
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        KAFKA_BROKERS: '',
+        REDIS_URL: '',
+        OPS_PORT: '0',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     },
