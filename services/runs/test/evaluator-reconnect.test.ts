@@ -65,7 +65,11 @@ describe('evaluator worker across a runs restart', () => {
       token: testWorkerTokens.evaluator,
       // An engine that always fails: the worker reports the check `errored`, which is enough to
       // see that it claimed it.
-      command: [process.execPath, '-e', 'process.exit(3)'],
+      engines: {
+        command: [process.execPath, '-e', 'process.exit(3)'],
+        sentinel: undefined,
+        sentinelProblem: 'not used: the generic command above takes every check',
+      },
       evaluatorId: 'reconnect-test',
       pollIntervalMs: 50,
       leaseSeconds: 30,
