@@ -74,9 +74,9 @@ describe('policy set validation: each rule is its own 422 with a source.pointer'
     await createPolicySet(other.owner.api, other.name, { name: first.attributes.name });
   });
 
-  it('kind must be kind_a or kind_b', async () => {
+  it('kind must be kind_a or kind_b (upstream spellings are read too: vocabulary-profiles.test.ts)', async () => {
     await expectRejected(await createSet({ kind: 'kind_c' }), '/data/attributes/kind');
-    await expectRejected(await createSet({ kind: 'sentinel' }), '/data/attributes/kind');
+    await expectRejected(await createSet({ kind: 'Sentinel' }), '/data/attributes/kind');
   });
 
   it('overridable on a kind_a set needs agent-enabled', async () => {

@@ -1,4 +1,5 @@
 import { ConfigError, env, loadConfig, z } from '@policyhub/config';
+import { apiVocabulary } from '@policyhub/gateway';
 import { shutdownTracing } from '@policyhub/telemetry';
 import { trustProxyEnv } from '@policyhub/gateway';
 import { parseCommand } from '@policyhub/runs';
@@ -30,6 +31,7 @@ const embeddedConfigShape = {
   EVALUATOR_COMMAND: z.string().trim().optional(),
   /** The Sentinel CLI (absolute path); unset: `sentinel` on PATH. */
   SENTINEL_BIN: z.string().trim().optional(),
+  API_VOCABULARY: apiVocabulary(),
 };
 
 let config: ReturnType<typeof loadConfig<typeof embeddedConfigShape>>;
@@ -74,6 +76,7 @@ const system = await startSystem({
   evaluator: config.EVALUATOR_ENABLED
     ? { environment: { ...process.env, SENTINEL_BIN: config.SENTINEL_BIN }, command: evaluatorCommand }
     : undefined,
+  apiVocabulary: config.API_VOCABULARY,
 }).catch((err: unknown) => {
   // A bad variable read by a service (e.g. storage limits) is a configuration error like the rest.
   if (err instanceof ConfigError || err instanceof EmbeddedPostgresError) {

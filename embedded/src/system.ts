@@ -8,7 +8,7 @@ import { describeEngines, detectEngines, EvaluatorWorker, runsConfigShape, start
 import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
 import { loadConfig } from '@policyhub/config';
 import { createTransport, type EventTransport, InProcessTransport } from '@policyhub/events';
-import { buildApp, createClients, createEdgeStores } from '@policyhub/gateway';
+import { buildApp, createClients, createEdgeStores, type VocabularyProfile } from '@policyhub/gateway';
 import { generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger, type Logger, startOpsServer } from '@policyhub/telemetry';
@@ -50,6 +50,8 @@ export interface SystemOptions {
    * `npm start` turns it on unless EVALUATOR_ENABLED=false; absent here means none.
    */
   evaluator?: EmbeddedEvaluatorOptions | undefined;
+  /** Wire vocabulary of API responses (`API_VOCABULARY`): the spec's names (default) or upstream's. */
+  apiVocabulary?: VocabularyProfile | undefined;
   /** Where every service writes its log lines (default stdout); tests pass a stream to read them. */
   logDestination?: Parameters<typeof createLogger>[2];
 }
@@ -231,6 +233,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       logger: serviceLogger('gateway'),
       publicUrl: options.publicUrl,
       trustProxy: options.trustProxy,
+      vocabulary: options.apiVocabulary,
     });
     // Health, readiness and metrics on their own listener (loopback by default), never on the API port.
     const opsHost = options.opsHost ?? '127.0.0.1';

@@ -87,7 +87,10 @@ export const SITE_ADMIN: Access = { kind: 'site-admin' };
 export const AUTHENTICATED: Access = { kind: 'authenticated' };
 
 export const NO_BODY: BodySpec = { shape: 'none' };
-export const LIST: QuerySpec = { paginated: true };
+/** A list: paginated, and `include` is read (lists that include nothing refuse every value). */
+export const LIST: QuerySpec = { paginated: true, include: true };
+/** A show that includes nothing: any `include` value is refused. */
+export const SHOW: QuerySpec = { include: true };
 
 export const document = (
   type: string,

@@ -1,5 +1,5 @@
 import { planJson } from './runs.js';
-import { API, document, type Endpoint, LIST, NO_BODY, org } from './security-endpoint.js';
+import { API, document, type Endpoint, LIST, NO_BODY, org, SHOW } from './security-endpoint.js';
 
 /** Runs, run events, comments and policy checks (services/runs README). */
 export const RUN_ENDPOINTS: Endpoint[] = [
@@ -42,6 +42,7 @@ export const RUN_ENDPOINTS: Endpoint[] = [
     access: org('read-runs'),
     success: 200,
     body: NO_BODY,
+    query: SHOW,
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedRunEvent()).id } }),
   },
   {
@@ -70,6 +71,7 @@ export const RUN_ENDPOINTS: Endpoint[] = [
     access: org('read-runs'),
     success: 200,
     body: NO_BODY,
+    query: SHOW,
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedComment()).id } }),
   },
   {

@@ -7,6 +7,7 @@ import {
   identifiers,
   LIST,
   NO_BODY,
+  SHOW,
   org,
   PUBLIC,
   SITE_ADMIN,
@@ -15,6 +16,15 @@ import {
 /** Operations, users and tokens, organizations, teams, projects and workspaces. */
 export const TENANCY_ENDPOINTS: Endpoint[] = [
   // The client handshake. (Health, readiness and metrics are on the ops listener, not this port.)
+  {
+    // Terraform's service discovery, at the root in every vocabulary profile.
+    method: 'GET',
+    path: '/.well-known/terraform.json',
+    access: PUBLIC,
+    success: 200,
+    body: NO_BODY,
+    prepare: async () => ({ params: {} }),
+  },
   {
     method: 'GET',
     path: `${API}/ping`,
@@ -125,6 +135,7 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
     access: org('member'),
     success: 200,
     body: NO_BODY,
+    query: SHOW,
     prepare: async (_w, o) => ({ params: { name: o.name } }),
   },
   {
@@ -209,6 +220,7 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
     access: org('member'),
     success: 200,
     body: NO_BODY,
+    query: SHOW,
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedProject()).id } }),
   },
   {
@@ -256,6 +268,7 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
     access: org('member'),
     success: 200,
     body: NO_BODY,
+    query: SHOW,
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedWorkspace()).id } }),
   },
   {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningSystem, startSystem } from '@policyhub/embedded';
+import { type RunningSystem, type SystemOptions, startSystem } from '@policyhub/embedded';
 import { createTestDatabase, type TestDatabase } from '@policyhub/testing';
 import { ApiClient } from './api.js';
 
@@ -19,7 +19,9 @@ export interface TestSystem {
  * The whole system in this process on a fresh database (DATABASE_URL's server, or an embedded
  * Postgres), reached only over HTTP on a loopback port, as a user would.
  */
-export async function startTestSystem(): Promise<TestSystem> {
+export async function startTestSystem(
+  options: Pick<SystemOptions, 'apiVocabulary'> = {},
+): Promise<TestSystem> {
   const db: TestDatabase = await createTestDatabase('ph_e2e');
   const dataDir = mkdtempSync(join(tmpdir(), 'policyhub-e2e-'));
   const system = await startSystem({
@@ -27,6 +29,7 @@ export async function startTestSystem(): Promise<TestSystem> {
     dataDir,
     databaseUrl: db.url,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...options,
   });
   const client = (token: string) => new ApiClient(system.baseUrl, token);
   return {

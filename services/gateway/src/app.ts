@@ -4,6 +4,7 @@ import { type PrincipalCache, MemoryPrincipalCache } from './auth/principal-cach
 import type { Clients } from './clients/index.js';
 import { registerAuthentication } from './plugins/authenticate.js';
 import {
+  handleClientError,
   normaliseUrl,
   parseQuery,
   registerBodyParsing,
@@ -14,8 +15,11 @@ import {
 import { rejectNulCharacters } from './plugins/nul-characters.js';
 import { type RateLimitOptions, registerRateLimiting } from './plugins/rate-limit.js';
 import { registerSecurityHeaders, securityHeaders } from './plugins/security-headers.js';
+import { registerVocabulary } from './plugins/vocabulary.js';
 import { registerResources } from './resources/index.js';
+import { registerDiscoveryRoute } from './resources/meta/discovery.js';
 import type { RouteContext } from './route-context.js';
+import { VOCABULARY, type VocabularyProfile } from './vocabulary.js';
 
 export interface GatewayDeps {
   clients: Clients;
@@ -29,6 +33,8 @@ export interface GatewayDeps {
   bodyLimit?: number;
   /** Addresses or CIDRs of trusted proxies (TRUST_PROXY): their X-Forwarded-For names the client. */
   trustProxy?: string[] | undefined;
+  /** Wire vocabulary of responses (API_VOCABULARY, default `spec`); input is read in either. */
+  vocabulary?: VocabularyProfile | undefined;
 }
 
 /**
@@ -48,11 +54,13 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       reply.headers(headers);
       sendFrameworkError(err, request, reply);
     },
+    clientErrorHandler: (err, socket) => handleClientError(err, socket, headers),
   });
   const ctx: RouteContext = {
     clients: deps.clients,
     logger: deps.logger,
     baseUrl: (request) => publicUrl ?? `${request.protocol}://${request.host}`,
+    wire: VOCABULARY[deps.vocabulary ?? 'spec'],
   };
 
   registerSecurityHeaders(app, headers);
@@ -62,7 +70,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const failures = deps.rateLimits ? await registerRateLimiting(app, deps.rateLimits) : undefined;
   registerAuthentication(app, deps.clients, deps.principalCache ?? new MemoryPrincipalCache(), failures);
   rejectNulCharacters(app);
+  registerVocabulary(app, deps.vocabulary ?? 'spec');
 
+  registerDiscoveryRoute(app);
   await app.register(async (api) => registerResources(api, ctx), { prefix: '/api/v2' });
   return app;
 }

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { env, z } from '@policyhub/config';
 import { parseSigningKeys } from '@policyhub/grpc-runtime';
+import { VOCABULARY_PROFILES } from './vocabulary.js';
 
 /** proxy-addr's names for address ranges, accepted in TRUST_PROXY. */
 const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -52,6 +53,8 @@ export const gatewayConfigShape = {
   AUTH_FAILURE_LIMIT: env.int(20),
   AUTH_FAILURE_WINDOW_SECONDS: env.int(60, 1),
   LOG_LEVEL: env.logLevel(),
+  /** Wire vocabulary of responses: the spec's names, or upstream's for existing clients (ADR 0020). */
+  API_VOCABULARY: apiVocabulary(),
   REQUEST_BODY_LIMIT: env.int(1024 * 1024, 1024),
   /** Shared HMAC keys of internal calls (`<id>:<secret>,…`; the first signs). docs/security.md */
   INTERNAL_SIGNING_KEYS: env.parsed(
@@ -59,3 +62,8 @@ export const gatewayConfigShape = {
     'is required: <id>:<secret> (32+ characters), shared by the gateway and every service',
   ),
 };
+
+/** `API_VOCABULARY`: `spec` (default) or `tfe`. */
+export function apiVocabulary() {
+  return z.enum(VOCABULARY_PROFILES, { message: 'must be spec or tfe' }).default('spec');
+}

@@ -30,6 +30,7 @@ const app = await buildApp({
   publicUrl: config.PUBLIC_URL,
   bodyLimit: config.REQUEST_BODY_LIMIT,
   trustProxy: config.TRUST_PROXY,
+  vocabulary: config.API_VOCABULARY,
   principalCache: stores.principalCache,
   rateLimits: {
     requestsPerWindow: config.RATE_LIMIT_PER_SECOND,

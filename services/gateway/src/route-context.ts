@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clients } from './clients/index.js';
 import { type PageInfo, paginationDocument } from './jsonapi/pagination.js';
 import { JSON_API } from './plugins/edge.js';
+import type { WireNames } from './vocabulary.js';
 
 /** What every resource's routes get: the downstream clients and request helpers. */
 export interface RouteContext {
@@ -11,6 +12,8 @@ export interface RouteContext {
   logger: Logger;
   /** Absolute base URL for links (PUBLIC_URL, else the request's own scheme and host). */
   baseUrl(request: FastifyRequest): string;
+  /** The served vocabulary profile's names (responses are translated by plugins/vocabulary.ts). */
+  wire: WireNames;
 }
 
 /** Call options forwarding the caller to a service. */

@@ -53,13 +53,22 @@ export class RequestDocument {
     return undefined;
   }
 
-  /** A string attribute; `required` rejects absence and null. */
-  string(name: string, options: { required?: boolean; maxLength?: number } = {}): string | undefined {
+  /**
+   * A string attribute; `required` rejects absence and null, `present` rejects null and `""` when
+   * the attribute is sent (an attribute that cannot be cleared: null or empty is not "leave as is").
+   */
+  string(
+    name: string,
+    options: { required?: boolean; present?: boolean; maxLength?: number } = {},
+  ): string | undefined {
     const v = this.attributes[name];
     if (v === undefined || v === null) {
-      return options.required ? this.fail(name, `${humanize(name)} can't be blank`) : undefined;
+      return options.required || (options.present && v === null)
+        ? this.fail(name, `${humanize(name)} can't be blank`)
+        : undefined;
     }
     if (typeof v !== 'string') return this.fail(name, `${humanize(name)} must be a string`);
+    if (options.present && v === '') return this.fail(name, `${humanize(name)} can't be blank`);
     if (v.length > (options.maxLength ?? 10_000)) {
       return this.fail(
         name,

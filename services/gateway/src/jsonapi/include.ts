@@ -26,3 +26,8 @@ export function parseInclude(raw: string | undefined, allowed: readonly string[]
 }
 
 const normalise = (s: string) => s.toLowerCase().replace(/-/g, '_');
+
+/** For endpoints that include nothing: any `include` value is unknown (400), as DESIGN §4 says. */
+export const refuseInclude = (raw: string | undefined): void => {
+  parseInclude(raw, []);
+};

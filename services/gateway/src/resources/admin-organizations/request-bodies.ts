@@ -1,7 +1,7 @@
 import type { adminorgsV1 } from '@policyhub/contracts';
 import { AppError, type ErrorItem } from '@policyhub/errors';
 import { RequestDocument } from '../../jsonapi/body.js';
-import { VOCABULARY, WIRE } from '../../vocabulary.js';
+import { spellingsOf } from '../../vocabulary.js';
 
 const MAX_CONSUMERS = 1000;
 
@@ -14,16 +14,26 @@ const mismatch = (first: string, second: string): ErrorItem => ({
 });
 
 /**
- * One value sent under either of two names (a canonical attribute and its alias). Both may be
- * sent if they agree; differing values are a 422 pointing at the second name.
+ * One value sent under any of several names (a canonical attribute, its aliases, its spellings in
+ * either vocabulary). Several may be sent if they agree; differing values are a 422 pointing at
+ * the later name.
  */
-function either<T>(first: string, second: string, read: (name: string) => T | undefined): T | undefined {
-  const a = read(first);
-  const b = read(second);
-  if (a !== undefined && b !== undefined && JSON.stringify(a) !== JSON.stringify(b))
-    throw invalid([mismatch(first, second)]);
-  return a !== undefined ? a : b;
+function oneOf<T>(names: readonly string[], read: (name: string) => T | undefined): T | undefined {
+  let first: { name: string; value: T } | undefined;
+  for (const name of names) {
+    const value = read(name);
+    if (value === undefined) continue;
+    if (first && JSON.stringify(first.value) !== JSON.stringify(value))
+      throw invalid([mismatch(first.name, name)]);
+    first ??= { name, value };
+  }
+  return first?.value;
 }
+
+/** Every name a timeout may be sent under, in either vocabulary (canonical name first). */
+const APPLY_TIMEOUT = ['apply-timeout', ...spellingsOf((n) => n.applyTimeoutAlias)];
+const PLAN_TIMEOUT = ['plan-timeout', ...spellingsOf((n) => n.planTimeoutAlias)];
+const WORKER_SUDO = spellingsOf((n) => n.workerSudoEnabled);
 
 /**
  * `PATCH /admin/organizations/:name`. `data.type` may be `organizations` or empty (the Go client
@@ -37,8 +47,8 @@ export function readAdminOrganizationUpdate(
   name: string,
 ): adminorgsV1.UpdateAdminOrganizationRequest {
   const doc = new RequestDocument(body, 'organizations', { allowEmptyType: true });
-  const timeout = (canonical: string, alias: string): string | undefined => {
-    const value = either(canonical, alias, (n) => doc.nullableString(n, { maxLength: 64 }));
+  const timeout = (names: readonly string[]): string | undefined => {
+    const value = oneOf(names, (n) => doc.nullableString(n, { maxLength: 64 }));
     return value === null ? '' : value;
   };
   const request: adminorgsV1.UpdateAdminOrganizationRequest = {
@@ -47,11 +57,9 @@ export function readAdminOrganizationUpdate(
     globalModuleSharing: doc.boolean('global-module-sharing'),
     globalProviderSharing: doc.boolean('global-provider-sharing'),
     isDisabled: doc.boolean('is-disabled'),
-    workerSudoEnabled: either(WIRE.workerSudoEnabled, VOCABULARY.upstream.workerSudoEnabled, (n) =>
-      doc.boolean(n),
-    ),
-    applyTimeout: timeout('apply-timeout', WIRE.applyTimeoutAlias),
-    planTimeout: timeout('plan-timeout', WIRE.planTimeoutAlias),
+    workerSudoEnabled: oneOf(WORKER_SUDO, (n) => doc.boolean(n)),
+    applyTimeout: timeout(APPLY_TIMEOUT),
+    planTimeout: timeout(PLAN_TIMEOUT),
   };
   const limit = doc.nullableInteger('workspace-limit', { min: 0 });
   if (limit === null) request.clearWorkspaceLimit = true;
@@ -71,7 +79,7 @@ export function readRegistryPartnerships(
 ): adminorgsV1.UpdateRegistryPartnershipsRequest {
   const doc = new RequestDocument(body, 'registry-partnerships');
   const list = (hyphenated: string) => {
-    const names = either(hyphenated, hyphenated.replace('-', '_'), (n) => doc.stringArray(n));
+    const names = oneOf([hyphenated, hyphenated.replace('-', '_')], (n) => doc.stringArray(n));
     if (names && names.length > MAX_CONSUMERS) {
       throw invalid([
         {

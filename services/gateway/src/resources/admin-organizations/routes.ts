@@ -3,7 +3,7 @@ import { AppError } from '@policyhub/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readIdentifierList } from '../../jsonapi/body.js';
 import type { ResourceObject } from '../../jsonapi/document.js';
-import { parseInclude } from '../../jsonapi/include.js';
+import { parseInclude, refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type Query,
@@ -21,9 +21,9 @@ import { serializeAdminOrganization } from './serializer.js';
 
 const INCLUDES = ['owners'] as const;
 
-/** `filter[…]=true|false`; absent or empty means no filter, anything else is a 422. */
+/** `filter[…]=true|false` exactly; absent or empty means no filter, anything else is a 422. */
 function booleanFilter(query: Query, name: string): boolean | undefined {
-  const raw = query[name]?.trim().toLowerCase();
+  const raw = query[name];
   if (raw === undefined || raw === '') return undefined;
   if (raw === 'true' || raw === 'false') return raw === 'true';
   throw new AppError('invalid', 'GATEWAY_INVALID_FILTER', [
@@ -54,6 +54,7 @@ export function registerAdminOrganizationRoutes(app: FastifyInstance, ctx: Route
     async (request: FastifyRequest, reply: FastifyReply) => {
       const query = queryOf(request);
       const page = parsePage(query);
+      refuseInclude(query.include);
       const { name } = paramsOf<'name'>(request);
       const req = { name, page };
       const res =

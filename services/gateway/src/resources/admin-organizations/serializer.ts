@@ -1,6 +1,6 @@
 import type { adminorgsV1 } from '@policyhub/contracts';
 import { API_PREFIX, type ResourceObject, selfLink, toMany } from '../../jsonapi/document.js';
-import { WIRE } from '../../vocabulary.js';
+import { CANONICAL } from '../../vocabulary.js';
 
 export const adminOrganizationPath = (name: string) => `/admin/organizations/${encodeURIComponent(name)}`;
 
@@ -27,12 +27,12 @@ export function serializeAdminOrganization(o: adminorgsV1.Organization__Output):
       'sso-enabled': o.ssoEnabled,
       'global-module-sharing': o.globalModuleSharing,
       'global-provider-sharing': o.globalProviderSharing,
-      [WIRE.workerSudoEnabled]: o.workerSudoEnabled,
+      [CANONICAL.workerSudoEnabled]: o.workerSudoEnabled,
       'workspace-limit': o.workspaceLimit ?? null,
       'apply-timeout': applyTimeout,
       'plan-timeout': planTimeout,
-      [WIRE.applyTimeoutAlias]: applyTimeout,
-      [WIRE.planTimeoutAlias]: planTimeout,
+      [CANONICAL.applyTimeoutAlias]: applyTimeout,
+      [CANONICAL.planTimeoutAlias]: planTimeout,
     },
     relationships: {
       owners: toMany('users', o.ownerIds),

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
+import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
 import { serializeComment } from './serializer.js';
@@ -30,6 +31,7 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: RouteContext): 
   app.get('/runs/:id/comments', async (request, reply) => {
     const query = queryOf(request);
     const page = parsePage(query);
+    refuseInclude(query.include);
     const { id } = paramsOf<'id'>(request);
     const res = await clients.comments.ListRunComments({ runId: id, page }, as(request));
     return sendDocument(reply, 200, {
@@ -39,6 +41,7 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: RouteContext): 
   });
 
   app.get('/comments/:id', async (request, reply) => {
+    refuseInclude(queryOf(request).include);
     const { comment } = await clients.comments.GetComment({ id: paramsOf<'id'>(request).id }, as(request));
     return sendDocument(reply, 200, { data: serializeComment(comment!) });
   });

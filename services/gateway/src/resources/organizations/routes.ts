@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
+import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type RouteContext,
@@ -27,6 +28,7 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: RouteConte
   app.get('/organizations', async (request, reply) => {
     const query = queryOf(request);
     const page = parsePage(query);
+    refuseInclude(query.include);
     const res = await clients.organizations.ListOrganizations({ page }, as(request));
     return sendDocument(reply, 200, {
       data: res.organizations.map(serializeOrganization),
@@ -35,6 +37,7 @@ export function registerOrganizationRoutes(app: FastifyInstance, ctx: RouteConte
   });
 
   app.get('/organizations/:name', async (request, reply) => {
+    refuseInclude(queryOf(request).include);
     const org = await clients.organizations.GetOrganization(
       { name: paramsOf<'name'>(request).name },
       as(request),

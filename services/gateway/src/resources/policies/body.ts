@@ -1,6 +1,6 @@
 import { AppError, type ErrorItem } from '@policyhub/errors';
 import { isObject, type RequestDocument } from '../../jsonapi/body.js';
-import { canonicalKind } from './kind.js';
+import { canonicalKind } from '../../vocabulary.js';
 
 export interface PolicyAttributes {
   name?: string | undefined;
@@ -18,9 +18,9 @@ export interface PolicyAttributes {
  * deprecated `enforce: [{path, mode}]` form is accepted: its first element carries the level.
  */
 export function readPolicyAttributes(doc: RequestDocument, options: { create: boolean }): PolicyAttributes {
-  const name = doc.string('name', { required: options.create, maxLength: 200 });
+  const name = doc.string('name', { required: options.create, present: true, maxLength: 200 });
   const description = doc.nullableString('description', { maxLength: 10_000 });
-  const kind = doc.string('kind', { maxLength: 50 });
+  const kind = doc.string('kind', { present: true, maxLength: 50 });
   const query = doc.nullableString('query', { maxLength: 10_000 });
   const enforcementLevel = doc.string('enforcement-level', { maxLength: 50 });
   doc.done();

@@ -14,8 +14,8 @@ import {
   sendNoContent,
   pageDocument,
 } from '../../route-context.js';
+import { canonicalKind } from '../../vocabulary.js';
 import { readPolicyAttributes } from './body.js';
-import { canonicalKind } from './kind.js';
 import { readAfterVisibilityCheck } from './read-after-visibility-check.js';
 import { registerPolicyCodeRoutes } from './code-routes.js';
 import { serializePolicySet } from '../policy-sets/serializer.js';

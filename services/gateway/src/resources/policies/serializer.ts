@@ -1,8 +1,10 @@
 import type { policysetsV1 } from '@policyhub/contracts';
 import { API_PREFIX, type ResourceObject, orNull, toMany, toOne } from '../../jsonapi/document.js';
-import { wireKind } from './kind.js';
 
-/** File name shown in the deprecated `enforce` form when the client never sent one. */
+/**
+ * File name shown in the deprecated `enforce` form when the client never sent one. Not a spec
+ * name (the spec has no policy files): the same in every vocabulary profile, and neutral.
+ */
 const defaultEnforcePath = (name: string) => `${name}.policy`;
 
 /**
@@ -16,7 +18,7 @@ export function serializePolicy(p: policysetsV1.Policy__Output): ResourceObject 
     attributes: {
       name: p.name,
       description: orNull(p.description),
-      kind: wireKind(p.kind),
+      kind: p.kind,
       query: orNull(p.query),
       'enforcement-level': p.enforcementLevel,
       enforce: [{ path: p.enforcePath || defaultEnforcePath(p.name), mode: p.enforcementLevel }],

@@ -21,4 +21,31 @@ describe('readOverrideComment', () => {
     );
     expect(() => readOverrideComment('text')).toThrow(/JSON object/);
   });
+
+  it('refuses anything else that is not a justification, at the offending member', () => {
+    const pointerOf = (body: unknown) => {
+      try {
+        readOverrideComment(body);
+      } catch (err) {
+        return (err as { items: Array<{ pointer?: string }> }).items[0]?.pointer;
+      }
+      return 'accepted';
+    };
+    expect(pointerOf({ data: 'x' })).toBe('/data');
+    expect(pointerOf({ data: { attributes: [] } })).toBe('/data/attributes');
+    expect(pointerOf({ data: { type: 1 } })).toBe('/data/type');
+    expect(pointerOf({ comment: null, data: { attributes: { comment: 5 } } })).toBe(
+      '/data/attributes/comment',
+    );
+    expect(pointerOf({ comment: 'a', data: { attributes: { comment: 'b' } } })).toBe(
+      '/data/attributes/comment',
+    );
+    expect(pointerOf({ 'a/b': 1 })).toBe('/a~1b');
+    expect(pointerOf({ comment: 'same', data: { attributes: { comment: 'same' } }, meta: {} })).toBe(
+      'accepted',
+    );
+    expect(readOverrideComment({ comment: null, data: { attributes: { comment: 'nested' } } })).toBe(
+      'nested',
+    );
+  });
 });

@@ -12,6 +12,7 @@ import {
   sendNoContent,
   pageDocument,
 } from '../../route-context.js';
+import { readAfterVisibilityCheck } from '../policies/read-after-visibility-check.js';
 import { includeRuns, includeRunWorkspaces } from '../runs/included.js';
 import { readOverrideComment } from './override-body.js';
 import { serializePolicyCheck } from './serializer.js';
@@ -66,11 +67,13 @@ export function registerPolicyCheckRoutes(app: FastifyInstance, ctx: RouteContex
   });
 
   app.post('/policy-checks/:id/actions/override', async (request, reply) => {
-    const comment = readOverrideComment(request.body);
-    const { policyCheck } = await clients.policyChecks.OverridePolicyCheck(
-      { id: paramsOf<'id'>(request).id, comment },
-      as(request),
+    const { id } = paramsOf<'id'>(request);
+    // A check the caller cannot see is a 404 even with a bad body; a bad body changes nothing.
+    const comment = await readAfterVisibilityCheck(
+      () => readOverrideComment(request.body),
+      () => clients.policyChecks.GetPolicyCheck({ id }, as(request)),
     );
+    const { policyCheck } = await clients.policyChecks.OverridePolicyCheck({ id, comment }, as(request));
     return sendDocument(reply, 200, { data: serializePolicyCheck(policyCheck!) });
   });
 

@@ -1,10 +1,11 @@
 import type { runsV1 } from '@policyhub/contracts';
 import { API_PREFIX, type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
-import { WIRE } from '../../vocabulary.js';
+import { CANONICAL } from '../../vocabulary.js';
 
 /**
  * The one serializer of `policy-checks` (show, list, override, included). `result` carries the
- * engine hash under the framework-named key of the vocabulary table, and both `duration-ms`
+ * engine hash under the canonical framework-named key of the vocabulary table (the served
+ * profile renames it at the edge), and both `duration-ms`
  * (upstream) and `duration` (what the Go client decodes).
  */
 export function serializePolicyCheck(c: runsV1.PolicyCheck__Output): ResourceObject {
@@ -23,7 +24,7 @@ export function serializePolicyCheck(c: runsV1.PolicyCheck__Output): ResourceObj
             'advisory-failed': r.advisoryFailed,
             'duration-ms': Number(r.durationMs),
             duration: Number(r.durationMs),
-            [WIRE.policyCheckEngineKey]: engineDetails(r.engineDetailsJson),
+            [CANONICAL.policyCheckEngineKey]: engineDetails(r.engineDetailsJson),
           }
         : null,
       scope: c.scope,

@@ -1,7 +1,7 @@
 import type { policysetsV1 } from '@policyhub/contracts';
 import { AppError, type ErrorItem } from '@policyhub/errors';
 import type { RequestDocument } from '../../jsonapi/body.js';
-import { canonicalKind } from '../policies/kind.js';
+import { canonicalKind } from '../../vocabulary.js';
 
 /** A policy set body as read at the edge: JSON shape and types only (rules live in the service). */
 export interface PolicySetBody {
@@ -25,10 +25,10 @@ const idList = (ids: string[] | undefined): policysetsV1.IdList | undefined => (
 
 export function readPolicySetBody(doc: RequestDocument, options: { create: boolean }): PolicySetBody {
   const body: PolicySetBody = {
-    name: doc.string('name', { required: options.create, maxLength: 200 }),
+    name: doc.string('name', { required: options.create, present: true, maxLength: 200 }),
     description: doc.nullableString('description', { maxLength: 10_000 }),
     global: doc.boolean('global'),
-    kind: doc.string('kind', { maxLength: 50 }),
+    kind: doc.string('kind', { present: true, maxLength: 50 }),
     overridable: doc.boolean('overridable'),
     agentEnabled: doc.boolean('agent-enabled'),
     policyToolVersion: doc.nullableString('policy-tool-version', { maxLength: 200 }),
@@ -44,6 +44,37 @@ export function readPolicySetBody(doc: RequestDocument, options: { create: boole
   if (body.kind !== undefined) body.kind = canonicalKind(body.kind);
   return body;
 }
+
+/** What the set an update applies to already is (undefined on create). */
+export interface CurrentAgentSettings {
+  kind: string;
+  agentEnabled: boolean;
+}
+
+/**
+ * Upstream's leniency (profiles with `agentLeniency`, api-behaviour §10 rows 9-11): attributes
+ * that do not apply to the set are accepted and ignored instead of refused — `policy-tool-version`
+ * and `overridable` on a kind_a set without the agent, `agent-enabled: true` on a kind_b set.
+ * `current` is the stored set on update; on create an absent kind is the spec's default, kind_a.
+ */
+export function ignoreInapplicableAgentAttributes(
+  b: PolicySetBody,
+  current?: CurrentAgentSettings,
+): PolicySetBody {
+  const kind = current?.kind ?? b.kind ?? 'kind_a';
+  const agentEnabled = b.agentEnabled ?? current?.agentEnabled ?? false;
+  const out: PolicySetBody = { ...b };
+  if (kind === 'kind_a' && !agentEnabled) {
+    out.policyToolVersion = undefined;
+    out.overridable = undefined;
+  }
+  if (kind === 'kind_b' && b.agentEnabled === true) out.agentEnabled = undefined;
+  return out;
+}
+
+/** Whether an update body holds anything `ignoreInapplicableAgentAttributes` may drop. */
+export const touchesAgentAttributes = (b: PolicySetBody): boolean =>
+  b.policyToolVersion !== undefined || b.overridable !== undefined || b.agentEnabled === true;
 
 /** `vcs-repo` keys and their JSON types; missing or null strings become "" (not set). */
 function readVcsRepo(v: Record<string, unknown>): policysetsV1.VcsRepo {

@@ -14,9 +14,15 @@ import {
   sendNoContent,
   pageDocument,
 } from '../../route-context.js';
-import { canonicalKind } from '../policies/kind.js';
+import { canonicalKind } from '../../vocabulary.js';
 import { readAfterVisibilityCheck } from '../policies/read-after-visibility-check.js';
-import { createRequest, readPolicySetBody, updateRequest } from './body.js';
+import {
+  createRequest,
+  ignoreInapplicableAgentAttributes,
+  readPolicySetBody,
+  touchesAgentAttributes,
+  updateRequest,
+} from './body.js';
 import { includedFor, POLICY_SET_INCLUDES } from './included.js';
 import { registerPolicySetRelationshipRoutes } from './relationship-routes.js';
 import { serializePolicySet } from './serializer.js';
@@ -45,7 +51,8 @@ export function registerPolicySetRoutes(app: FastifyInstance, ctx: RouteContext)
       () =>
         clients.policySets.ListPolicySets({ organization: org, page: { number: 1, size: 1 } }, as(request)),
     );
-    const set = await clients.policySets.CreatePolicySet(createRequest(org, body), as(request));
+    const lenient = ctx.wire.agentLeniency ? ignoreInapplicableAgentAttributes(body) : body;
+    const set = await clients.policySets.CreatePolicySet(createRequest(org, lenient), as(request));
     return sendDocument(reply, 201, { data: serializePolicySet(set) });
   });
 
@@ -89,7 +96,12 @@ export function registerPolicySetRoutes(app: FastifyInstance, ctx: RouteContext)
       () => readPolicySetBody(new RequestDocument(request.body, 'policy-sets'), { create: false }),
       () => clients.policySets.GetPolicySet({ id }, as(request)),
     );
-    const set = await clients.policySets.UpdatePolicySet(updateRequest(id, body), as(request));
+    let lenient = body;
+    if (ctx.wire.agentLeniency && touchesAgentAttributes(body)) {
+      const current = await clients.policySets.GetPolicySet({ id }, as(request));
+      lenient = ignoreInapplicableAgentAttributes(body, current);
+    }
+    const set = await clients.policySets.UpdatePolicySet(updateRequest(id, lenient), as(request));
     return sendDocument(reply, 200, { data: serializePolicySet(set) });
   });
 

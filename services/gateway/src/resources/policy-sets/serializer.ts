@@ -1,6 +1,5 @@
 import type { policysetsV1 } from '@policyhub/contracts';
 import { type ResourceObject, orNull, selfLink, toMany, toOne } from '../../jsonapi/document.js';
-import { wireKind } from '../policies/kind.js';
 
 const serializeVcsRepo = (v: policysetsV1.VcsRepo__Output) => ({
   branch: orNull(v.branch),
@@ -24,7 +23,7 @@ export function serializePolicySet(s: policysetsV1.PolicySet__Output): ResourceO
       name: s.name,
       description: orNull(s.description),
       global: s.global,
-      kind: wireKind(s.kind),
+      kind: s.kind,
       overridable: s.overridable,
       'agent-enabled': s.agentEnabled,
       'policy-tool-version': s.policyToolVersion,

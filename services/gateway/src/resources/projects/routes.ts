@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
+import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type RouteContext,
@@ -30,6 +31,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: RouteContext): 
   app.get('/organizations/:org/projects', async (request, reply) => {
     const query = queryOf(request);
     const page = parsePage(query);
+    refuseInclude(query.include);
     const { org } = paramsOf<'org'>(request);
     const res = await clients.projects.ListProjects(
       { organization: org, page, searchName: query['filter[names]'] ?? query.q ?? '' },
@@ -42,6 +44,7 @@ export function registerProjectRoutes(app: FastifyInstance, ctx: RouteContext): 
   });
 
   app.get('/projects/:id', async (request, reply) => {
+    refuseInclude(queryOf(request).include);
     const project = await clients.projects.GetProject({ id: paramsOf<'id'>(request).id }, as(request));
     return sendDocument(reply, 200, { data: serializeProject(project) });
   });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
 import { serializeRunEvent } from './serializer.js';
@@ -8,6 +9,7 @@ export function registerRunEventRoutes(app: FastifyInstance, ctx: RouteContext):
   const { clients } = ctx;
 
   app.get('/run-events/:id', async (request, reply) => {
+    refuseInclude(queryOf(request).include);
     const { runEvent } = await clients.runs.GetRunEvent({ id: paramsOf<'id'>(request).id }, as(request));
     return sendDocument(reply, 200, { data: serializeRunEvent(runEvent!) });
   });
@@ -15,6 +17,7 @@ export function registerRunEventRoutes(app: FastifyInstance, ctx: RouteContext):
   app.get('/runs/:id/run-events', async (request, reply) => {
     const query = queryOf(request);
     const page = parsePage(query);
+    refuseInclude(query.include);
     const { id } = paramsOf<'id'>(request);
     const res = await clients.runs.ListRunEvents({ runId: id, page }, as(request));
     return sendDocument(reply, 200, {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
+import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type RouteContext,
@@ -31,6 +32,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, ctx: RouteContext)
   app.get('/organizations/:org/workspaces', async (request, reply) => {
     const query = queryOf(request);
     const page = parsePage(query);
+    refuseInclude(query.include);
     const { org } = paramsOf<'org'>(request);
     const res = await clients.workspaces.ListWorkspaces(
       { organization: org, page, searchName: query['search[name]'] ?? '' },
@@ -43,6 +45,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, ctx: RouteContext)
   });
 
   app.get('/workspaces/:id', async (request, reply) => {
+    refuseInclude(queryOf(request).include);
     const ws = await clients.workspaces.GetWorkspace({ id: paramsOf<'id'>(request).id }, as(request));
     return sendDocument(reply, 200, { data: serializeWorkspace(ws) });
   });

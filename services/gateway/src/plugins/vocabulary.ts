@@ -1,0 +1,100 @@
+import type { FastifyInstance } from 'fastify';
+import type { ResourceObject } from '../jsonapi/document.js';
+import {
+  CANONICAL,
+  type CanonicalKind,
+  VOCABULARY,
+  type VocabularyProfile,
+  type WireNames,
+} from '../vocabulary.js';
+
+/**
+ * The served vocabulary profile at the edge. Serializers emit the canonical (spec) names; in any
+ * other profile every response document — primary data, `included` and errors — is rewritten here,
+ * once, so create, show, list and included stay identical to one another (DESIGN §4) and no
+ * endpoint can forget the profile.
+ */
+export function registerVocabulary(app: FastifyInstance, profile: VocabularyProfile): void {
+  const names = VOCABULARY[profile];
+  if (names === CANONICAL) return;
+  app.addHook('preSerialization', async (_request, _reply, payload) => translateDocument(payload, names));
+}
+
+/** A response document (single, list, or errors) in the names of `names`; other payloads unchanged. */
+export function translateDocument(payload: unknown, names: WireNames): unknown {
+  if (!isRecord(payload)) return payload;
+  const out: Record<string, unknown> = { ...payload };
+  if (Array.isArray(payload.data)) out.data = payload.data.map((r) => translateResource(r, names));
+  else if (isRecord(payload.data)) out.data = translateResource(payload.data, names);
+  if (Array.isArray(payload.included))
+    out.included = payload.included.map((r) => translateResource(r, names));
+  if (Array.isArray(payload.errors)) out.errors = payload.errors.map((e) => translateError(e, names));
+  return out;
+}
+
+type Translator = (attributes: Record<string, unknown>, names: WireNames) => Record<string, unknown>;
+
+/** Where the vocabulary appears in each resource type's attributes. */
+const TRANSLATORS: Record<string, Translator> = {
+  'policy-sets': (a, names) => {
+    const kind = a.kind as string;
+    const out: Record<string, unknown> = { ...a, kind: wireKind(kind, names) };
+    if (names.agentLeniency) {
+      if (kind === 'kind_a' && a['agent-enabled'] === false) {
+        out.overridable = null;
+        out['policy-tool-version'] = '';
+      } else if (kind === 'kind_b') {
+        out['agent-enabled'] = true;
+      }
+    }
+    return out;
+  },
+  policies: (a, names) => ({ ...a, kind: wireKind(a.kind as string, names) }),
+  'policy-checks': (a, names) =>
+    isRecord(a.result)
+      ? {
+          ...a,
+          result: renameKeys(a.result, { [CANONICAL.policyCheckEngineKey]: names.policyCheckEngineKey }),
+        }
+      : a,
+  organizations: (a, names) =>
+    renameKeys(a, {
+      [CANONICAL.workerSudoEnabled]: names.workerSudoEnabled,
+      [CANONICAL.applyTimeoutAlias]: names.applyTimeoutAlias,
+      [CANONICAL.planTimeoutAlias]: names.planTimeoutAlias,
+    }),
+};
+
+function translateResource(resource: unknown, names: WireNames): unknown {
+  if (!isRecord(resource) || !isRecord(resource.attributes)) return resource;
+  const translate = TRANSLATORS[String(resource.type)];
+  if (!translate) return resource;
+  return { ...resource, attributes: translate(resource.attributes, names) } satisfies Partial<ResourceObject>;
+}
+
+/**
+ * Error details that name a kind (`Kind must be kind_a or kind_b`, `Query is only valid for
+ * kind_b policies`, …) speak the profile's names. Only details about the request document or the
+ * `filter[kind]` parameter: those never echo free text such as an `include` value.
+ */
+function translateError(error: unknown, names: WireNames): unknown {
+  if (!isRecord(error) || typeof error.detail !== 'string' || !isRecord(error.source)) return error;
+  const { pointer, parameter } = error.source;
+  const aboutDocument = typeof pointer === 'string' && pointer.startsWith('/data/');
+  if (!aboutDocument && parameter !== 'filter[kind]') return error;
+  const detail = error.detail.replace(/\bkind_[ab]\b/g, (k) => wireKind(k, names));
+  return { ...error, detail };
+}
+
+const wireKind = (kind: string, names: WireNames): string => names.policyKinds[kind as CanonicalKind] ?? kind;
+
+/** The same object with some keys renamed, in the same key order. */
+function renameKeys(o: Record<string, unknown>, renames: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(o))
+    out[Object.hasOwn(renames, key) ? renames[key]! : key] = value;
+  return out;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
