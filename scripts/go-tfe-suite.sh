@@ -37,6 +37,7 @@ echo "built in $((SECONDS - started)) s"
 run_regex="^($(grep -E '^(pass|skip|fail)[[:space:]]' "$expected" | awk '{print $2}' | cut -d/ -f1 | sort -u | paste -sd'|'))\$"
 
 work=$(mktemp -d)
+chmod 755 "$work" # as root, the embedded Postgres runs as "postgres" and must reach DATA_DIR
 log="$work/start.log"
 db_name=""
 pid=""
