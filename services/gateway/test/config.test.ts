@@ -37,4 +37,12 @@ describe('gateway configuration', () => {
   it('rejects a failure window under one second', () => {
     expect(() => load({ AUTH_FAILURE_WINDOW_SECONDS: '0' })).toThrow(/AUTH_FAILURE_WINDOW_SECONDS/);
   });
+
+  it('serves the spec vocabulary unless API_VOCABULARY says tfe; anything else is refused', () => {
+    expect(load({}).API_VOCABULARY).toBe('spec');
+    expect(load({ API_VOCABULARY: 'tfe' }).API_VOCABULARY).toBe('tfe');
+    for (const value of ['TFE', 'upstream', 'both']) {
+      expect(() => load({ API_VOCABULARY: value })).toThrow(/API_VOCABULARY: must be spec or tfe/);
+    }
+  });
 });
