@@ -118,6 +118,8 @@ describe('query parameters', () => {
       `/workspaces/${workspace.id}`,
       `/comments/${comment.body.data.id}`,
       `/run-events/${runEventId}`,
+      `/workspaces/${workspace.id}/configuration-versions`,
+      `/plans/${(run.relationships.plan as { data: { id: string } }).data.id}`,
     ];
     for (const path of paths) {
       expect((await org.owner.api.get(path)).status, path).toBe(200);

@@ -23,6 +23,7 @@ const PROFILES = {
   spec: {
     kinds: { kind_a: 'kind_a', kind_b: 'kind_b' },
     engineKey: 'kind_a',
+    reportFramework: 'kind_a',
     applyAlias: 'engine-build-worker-apply-timeout',
     planAlias: 'engine-build-worker-plan-timeout',
     sudo: 'engine-worker-sudo-enabled',
@@ -30,6 +31,7 @@ const PROFILES = {
   tfe: {
     kinds: { kind_a: 'sentinel', kind_b: 'opa' },
     engineKey: 'sentinel',
+    reportFramework: 'Sentinel',
     applyAlias: 'terraform-build-worker-apply-timeout',
     planAlias: 'terraform-build-worker-plan-timeout',
     sudo: 'terraform-worker-sudo-enabled',
@@ -320,7 +322,7 @@ describe.each(['spec', 'tfe'] as const)('API_VOCABULARY=%s', (profile) => {
   });
 
   describe('policy checks', () => {
-    it('the result hash is keyed by the profile name on show, list and override', async () => {
+    it('the result hash is keyed by the profile name on show, list and override, and the report names it so', async () => {
       const workspace = await createWorkspace(api, org.name);
       const policy = await createPolicy(api, org.name, {
         name: uniqueName('soft'),
@@ -357,6 +359,10 @@ describe.each(['spec', 'tfe'] as const)('API_VOCABULARY=%s', (profile) => {
         duration: 7,
         [names.engineKey]: { rules: 1 },
       });
+      // The standard text report names the framework the same way.
+      const output = await api.get(`/policy-checks/${checkId}/output`);
+      expect(output.text.split('\n')[0]).toBe(`${names.reportFramework} Result: false`);
+      expect(output.text).toContain('1 policies evaluated.');
       const listed = await api.get(`/runs/${run.id}/policy-checks?include=run`);
       expect(listed.body.data).toEqual([shown]);
       const overridden = await api.post(`/policy-checks/${checkId}/actions/override`);

@@ -143,6 +143,7 @@ export const RUN_ENDPOINTS: Endpoint[] = [
     access: org('read-runs'),
     success: 200,
     body: NO_BODY,
+    query: SHOW,
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedConfigurationVersion()).id } }),
   },
   {
@@ -159,6 +160,7 @@ export const RUN_ENDPOINTS: Endpoint[] = [
     access: org('read-runs'),
     success: 200,
     body: NO_BODY,
+    query: SHOW,
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedPendingPlan()).id } }),
   },
   {

@@ -13,6 +13,8 @@ export interface WireNames {
   policyKinds: { kind_a: string; kind_b: string };
   /** Key of the engine hash inside a policy check's `result`. */
   policyCheckEngineKey: string;
+  /** Framework named in the first line of a policy check's standard text report (`<name> Result: …`). */
+  policyCheckReportFramework: string;
   applyTimeoutAlias: string;
   planTimeoutAlias: string;
   workerSudoEnabled: string;
@@ -29,6 +31,7 @@ export const VOCABULARY: Record<VocabularyProfile, WireNames> = {
   spec: {
     policyKinds: { kind_a: 'kind_a', kind_b: 'kind_b' },
     policyCheckEngineKey: 'kind_a',
+    policyCheckReportFramework: 'kind_a',
     applyTimeoutAlias: 'engine-build-worker-apply-timeout',
     planTimeoutAlias: 'engine-build-worker-plan-timeout',
     workerSudoEnabled: 'engine-worker-sudo-enabled',
@@ -37,6 +40,7 @@ export const VOCABULARY: Record<VocabularyProfile, WireNames> = {
   tfe: {
     policyKinds: { kind_a: 'sentinel', kind_b: 'opa' },
     policyCheckEngineKey: 'sentinel',
+    policyCheckReportFramework: 'Sentinel',
     applyTimeoutAlias: 'terraform-build-worker-apply-timeout',
     planTimeoutAlias: 'terraform-build-worker-plan-timeout',
     workerSudoEnabled: 'terraform-worker-sudo-enabled',

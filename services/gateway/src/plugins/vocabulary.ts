@@ -98,3 +98,14 @@ function renameKeys(o: Record<string, unknown>, renames: Record<string, string>)
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A policy check's text report: the standard report's first line names the framework
+ * (`kind_a Result: true`); in another profile it names it as that profile does (`Sentinel Result:
+ * true`, as upstream's logs read). Reports an engine wrote itself are served as written.
+ */
+export function translateReport(report: string, names: WireNames): string {
+  const canonical = `${CANONICAL.policyCheckReportFramework} Result: `;
+  if (names === CANONICAL || !report.startsWith(canonical)) return report;
+  return `${names.policyCheckReportFramework} Result: ${report.slice(canonical.length)}`;
+}

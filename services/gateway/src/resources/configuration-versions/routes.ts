@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sendServerStream, STREAM_DEADLINE_MS } from '../../grpc-streams.js';
 import { RequestDocument } from '../../jsonapi/body.js';
+import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import { type RouteContext, as, pageDocument, paramsOf, queryOf, sendDocument } from '../../route-context.js';
 import { serializeConfigurationVersion } from './serializer.js';
@@ -30,6 +31,7 @@ export function registerConfigurationVersionRoutes(app: FastifyInstance, ctx: Ro
   });
 
   app.get('/configuration-versions/:id', async (request, reply) => {
+    refuseInclude(queryOf(request).include);
     const version = await clients.configurationVersions.GetConfigurationVersion(
       { id: paramsOf<'id'>(request).id },
       as(request),
@@ -39,6 +41,7 @@ export function registerConfigurationVersionRoutes(app: FastifyInstance, ctx: Ro
 
   app.get('/workspaces/:id/configuration-versions', async (request, reply) => {
     const page = parsePage(queryOf(request));
+    refuseInclude(queryOf(request).include);
     const res = await clients.configurationVersions.ListWorkspaceConfigurationVersions(
       { workspaceId: paramsOf<'id'>(request).id, page },
       as(request),

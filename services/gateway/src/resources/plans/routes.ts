@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 import type { runsV1 } from '@policyhub/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { STREAM_DEADLINE_MS, sendServerStream, streamBody } from '../../grpc-streams.js';
-import { type RouteContext, as, paramsOf, sendDocument } from '../../route-context.js';
+import { refuseInclude } from '../../jsonapi/include.js';
+import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
 import { serializePlan } from './serializer.js';
 
 /**
@@ -15,6 +16,7 @@ export function registerPlanRoutes(app: FastifyInstance, ctx: RouteContext): voi
   const { clients } = ctx;
 
   app.get('/plans/:id', async (request, reply) => {
+    refuseInclude(queryOf(request).include);
     const plan = await clients.plans.GetPlan({ id: paramsOf<'id'>(request).id }, as(request));
     return sendDocument(reply, 200, { data: serializePlan(plan) });
   });

@@ -14,6 +14,7 @@ import {
 } from '../../route-context.js';
 import { readAfterVisibilityCheck } from '../policies/read-after-visibility-check.js';
 import { includeRuns, includeRunWorkspaces } from '../runs/included.js';
+import { translateReport } from '../../plugins/vocabulary.js';
 import { readOverrideComment } from './override-body.js';
 import { serializePolicyCheck } from './serializer.js';
 
@@ -84,6 +85,6 @@ export function registerPolicyCheckRoutes(app: FastifyInstance, ctx: RouteContex
       as(request),
     );
     if (!res.hasOutput) return sendNoContent(reply);
-    return reply.status(200).type('text/plain; charset=utf-8').send(res.output);
+    return reply.status(200).type('text/plain; charset=utf-8').send(translateReport(res.output, ctx.wire));
   });
 }
