@@ -11,10 +11,12 @@
  */
 import { readFileSync } from 'node:fs';
 
-const base = `${process.env.POLICYHUB_ADDRESS}/api/v2`;
-const token = process.env.POLICYHUB_TOKEN;
-const plan = process.env.PLAN_FILE
-  ? readFileSync(process.env.PLAN_FILE)
+// Not turbo tasks' inputs: this script runs only under scripts/go-tfe-suite.sh.
+const { POLICYHUB_ADDRESS, POLICYHUB_TOKEN, PLAN_FILE } = process.env;
+const base = `${POLICYHUB_ADDRESS}/api/v2`;
+const token = POLICYHUB_TOKEN;
+const plan = PLAN_FILE
+  ? readFileSync(PLAN_FILE)
   : JSON.stringify({ format_version: '1.2', terraform_version: '1.9.0', resource_changes: [] });
 const headers = { authorization: `Bearer ${token}`, accept: 'application/vnd.api+json' };
 

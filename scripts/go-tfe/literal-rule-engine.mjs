@@ -13,7 +13,9 @@ const LITERAL = /^\s*main\s*=\s*rule\s*\{\s*(true|false)\s*\}\s*$/;
 const policies = [];
 for (const set of request.policy_sets) {
   if (set.archive_path) {
-    process.stderr.write(`literal-rule engine: set ${set.id} is versioned; only individual policies are supported\n`);
+    process.stderr.write(
+      `literal-rule engine: set ${set.id} is versioned; only individual policies are supported\n`,
+    );
     process.exit(1);
   }
   for (const p of set.policies) {
