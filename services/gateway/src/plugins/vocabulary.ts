@@ -67,7 +67,8 @@ const TRANSLATORS: Record<string, Translator> = {
 
 function translateResource(resource: unknown, names: WireNames): unknown {
   if (!isRecord(resource) || !isRecord(resource.attributes)) return resource;
-  const translate = TRANSLATORS[String(resource.type)];
+  const type = String(resource.type);
+  const translate = Object.hasOwn(TRANSLATORS, type) ? TRANSLATORS[type] : undefined;
   if (!translate) return resource;
   return { ...resource, attributes: translate(resource.attributes, names) } satisfies Partial<ResourceObject>;
 }
@@ -86,7 +87,8 @@ function translateError(error: unknown, names: WireNames): unknown {
   return { ...error, detail };
 }
 
-const wireKind = (kind: string, names: WireNames): string => names.policyKinds[kind as CanonicalKind] ?? kind;
+const wireKind = (kind: string, names: WireNames): string =>
+  Object.hasOwn(names.policyKinds, kind) ? names.policyKinds[kind as CanonicalKind] : kind;
 
 /** The same object with some keys renamed, in the same key order. */
 function renameKeys(o: Record<string, unknown>, renames: Record<string, string>): Record<string, unknown> {
