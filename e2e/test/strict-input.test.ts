@@ -120,6 +120,7 @@ describe('query parameters', () => {
       `/run-events/${runEventId}`,
       `/workspaces/${workspace.id}/configuration-versions`,
       `/plans/${(run.relationships.plan as { data: { id: string } }).data.id}`,
+      `/users/${org.owner.id}/authentication-tokens`,
     ];
     for (const path of paths) {
       expect((await org.owner.api.get(path)).status, path).toBe(200);

@@ -88,6 +88,7 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
       access: { kind: 'self' },
       success: method === 'GET' ? 200 : 204,
       body: NO_BODY,
+      ...(method === 'GET' ? { query: SHOW } : {}),
       // A second token of a fresh user: the user keeps the one it calls with.
       prepare: async (w) => {
         const self = await w.freshUser();

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
+import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type RouteContext,
@@ -46,6 +47,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: RouteContext): voi
   // A user's tokens (the user themself or a site admin): never their secret values.
   app.get('/users/:id/authentication-tokens', async (request, reply) => {
     const page = parsePage(queryOf(request));
+    refuseInclude(queryOf(request).include);
     const res = await clients.identity.ListAuthenticationTokens(
       { userId: paramsOf<'id'>(request).id, page },
       as(request),
@@ -57,6 +59,7 @@ export function registerUserRoutes(app: FastifyInstance, ctx: RouteContext): voi
   });
 
   app.get('/authentication-tokens/:id', async (request, reply) => {
+    refuseInclude(queryOf(request).include);
     const token = await clients.identity.GetAuthenticationToken(
       { id: paramsOf<'id'>(request).id },
       as(request),
