@@ -83,7 +83,7 @@ fi
 echo "== starting PolicyHub (API_VOCABULARY=tfe) on 127.0.0.1:$port; policy checks by $engine_name"
 env -u DATABASE_URL -u REDIS_URL -u KAFKA_BROKERS -u S3_ENDPOINT -u EVALUATOR_COMMAND \
   ${database_url:+DATABASE_URL="$database_url"} "${engine[@]}" \
-  API_VOCABULARY=tfe PORT="$port" HOST=127.0.0.1 DATA_DIR="$work/data" OPS_PORT=0 \
+  API_VOCABULARY=tfe PORT="$port" HOST=127.0.0.1 DATA_DIR="$work/data" OPS_PORT=0 RUNS_GRPC_ADDR=127.0.0.1:0 \
   SITE_ADMIN_TOKEN="$token" LOG_LEVEL=warn \
   node --conditions=@policyhub/source --import tsx --import @policyhub/telemetry/register \
   embedded/src/main.ts >"$log" 2>&1 &

@@ -406,7 +406,12 @@ describe('API_VOCABULARY is validated at start', () => {
     ['npm start', 'embedded/src/main.ts', {}],
     ['the gateway', 'services/gateway/src/main.ts', { INTERNAL_SIGNING_KEYS: `k1:${'s'.repeat(40)}` }],
   ])('%s exits 2 with one clear line for an unknown profile', (_label, entry, env) => {
-    const res = start(entry, { ...env, API_VOCABULARY: 'upstream', PORT: '0' });
+    const res = start(entry, {
+      ...env,
+      API_VOCABULARY: 'upstream',
+      PORT: '0',
+      RUNS_GRPC_ADDR: '127.0.0.1:0',
+    });
     expect(res.status, res.stderr).toBe(2);
     expect(res.stderr).toContain('API_VOCABULARY: must be spec or tfe (got "upstream")');
   });
