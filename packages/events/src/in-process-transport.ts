@@ -1,3 +1,4 @@
+import { topicByName } from './topics.js';
 import type { BusMessage, EventTransport, MessageHandler, Subscription } from './transport.js';
 
 interface Group {
@@ -16,9 +17,27 @@ export class TransportNotReadyError extends Error {
 }
 
 /**
+ * Thrown by the in-process bus for an event whose consumers are not in this process: marking it
+ * sent would lose it (nothing persists here), so the outbox keeps it and the relay tries again.
+ */
+export class NoConsumerInProcessError extends Error {
+  constructor(readonly topic: string) {
+    super(
+      `no consumer of ${topic} is subscribed in this process: in-process events work only where every ` +
+        'consumer runs (npm start); separate processes need KAFKA_BROKERS',
+    );
+    this.name = 'NoConsumerInProcessError';
+  }
+}
+
+/**
  * The embedded-mode bus: delivers each message to every subscribed group in this process and
  * resolves publish only after every handler has finished, so the outbox row is marked sent only
  * when its effect is stored. A handler failure rejects publish and the relay re-sends later.
+ *
+ * A message nobody in this process subscribed to is refused (NoConsumerInProcessError) unless its
+ * topic is one no service consumes (TOPICS[…].consumedBy is empty): in a process that does not
+ * host every consumer, in-process events would otherwise be marked sent and lost.
  */
 export class InProcessTransport implements EventTransport {
   readonly kind = 'in-process' as const;
@@ -44,10 +63,27 @@ export class InProcessTransport implements EventTransport {
         `in-process bus is ${this.state === 'held' ? 'not open yet' : 'closed'}`,
       );
     }
-    for (const message of messages) {
-      const targets = [...this.groups.values()].filter((g) => g.topics.has(message.topic));
-      await Promise.all(targets.map((g) => this.deliver(g, message)));
+    const targets = messages.map((m) => [...this.groups.values()].filter((g) => g.topics.has(m.topic)));
+    // Checked for the whole batch before anything is delivered: the relay re-sends all of it.
+    const orphan = messages.find((m, i) => targets[i]!.length === 0 && !isConsumedNowhere(m.topic));
+    if (orphan) throw new NoConsumerInProcessError(orphan.topic);
+    for (const [i, message] of messages.entries()) {
+      await Promise.all(targets[i]!.map((g) => this.deliver(g, message)));
     }
+  }
+
+  /** The bus is reachable while it is open. */
+  async probe(): Promise<void> {
+    if (this.state !== 'open') {
+      throw new TransportNotReadyError(
+        `in-process bus is ${this.state === 'held' ? 'not open yet' : 'closed'}`,
+      );
+    }
+  }
+
+  /** Topics some group in this process subscribed to. */
+  subscribedTopics(): Set<string> {
+    return new Set([...this.groups.values()].flatMap((g) => [...g.topics]));
   }
 
   private deliver(group: Group, message: BusMessage): Promise<void> {
@@ -73,3 +109,6 @@ export class InProcessTransport implements EventTransport {
     this.groups.clear();
   }
 }
+
+/** A topic of ours that no service consumes; unknown topics count as consumed somewhere. */
+const isConsumedNowhere = (topic: string): boolean => topicByName(topic)?.consumedBy.length === 0;

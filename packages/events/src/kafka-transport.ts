@@ -1,5 +1,7 @@
+import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '@policyhub/telemetry';
 import {
+  type Admin,
   type Consumer,
   type EachBatchPayload,
   type IHeaders,
@@ -10,9 +12,9 @@ import {
   type Message,
   Partitioners,
   type Producer,
+  type SASLOptions,
   type TopicMessages,
 } from 'kafkajs';
-import { DEAD_LETTER_SUFFIX } from './topics.js';
 import type { BusMessage, EventTransport, MessageHandler, Subscription } from './transport.js';
 
 export interface KafkaTransportOptions {
@@ -25,6 +27,21 @@ export interface KafkaTransportOptions {
    * long to join its group, so it bounds failover time.
    */
   sessionTimeoutMs?: number;
+  /**
+   * Idempotent producer (default true): the broker drops a batch a retry sent twice and keeps
+   * same-partition order. Off only against brokers without it (librdkafka's mock cluster in tests).
+   */
+  idempotent?: boolean;
+  /** TLS to the brokers: true (system CAs) or tls options (e.g. `{ ca: [pem] }`). */
+  ssl?: boolean | ConnectionOptions;
+  /** SASL authentication (managed Kafka): plain, scram-sha-256 or scram-sha-512. */
+  sasl?: KafkaSasl;
+}
+
+export interface KafkaSasl {
+  mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  username: string;
+  password: string;
 }
 
 /** kafkajs' default session timeout; heartbeats go out at most every 3 s, and at least thrice per session. */
@@ -33,6 +50,15 @@ const MAX_HEARTBEAT_INTERVAL_MS = 3_000;
 
 /** Fetch long-poll bound (Kafka's own default); it also bounds how long resume and disconnect take. */
 const FETCH_MAX_WAIT_MS = 500;
+/** How long a readiness probe waits for the cluster's metadata; a result is reused this long. */
+const PROBE_TIMEOUT_MS = 3_000;
+const PROBE_CACHE_MS = 5_000;
+/**
+ * Producer retries before a send fails back to the outbox relay (which tries again a second
+ * later, so nothing is lost): about 30 s. kafkajs' idempotent default is to retry forever, which
+ * would hold the relay's transaction open through a whole broker outage.
+ */
+const PRODUCER_RETRY = { retries: 8, initialRetryTime: 300, maxRetryTime: 5_000 };
 /** Backoff before a message whose handler threw is delivered again: doubles per failure, capped. */
 const REDELIVERY_FIRST_DELAY_MS = 500;
 const REDELIVERY_MAX_DELAY_MS = 30_000;
@@ -63,24 +89,75 @@ export class KafkaTransport implements EventTransport {
   private readonly groups = new Map<string, GroupConsumer>();
   private closing: Promise<void> | undefined;
   private readonly sessionTimeoutMs: number;
+  private readonly probeKafka: Kafka;
+  private admin: Admin | undefined;
+  private lastProbe: { at: number; result: Promise<void> } | undefined;
 
   constructor(options: KafkaTransportOptions) {
     this.logger = options.logger;
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
-    this.kafka = new Kafka({
+    const client = {
       clientId: options.clientId,
       brokers: options.brokers,
+      ...(options.ssl ? { ssl: options.ssl } : {}),
+      ...(options.sasl ? { sasl: options.sasl as SASLOptions } : {}),
       logLevel: logLevel.WARN,
       logCreator: toPino(options.logger),
-    });
+    };
+    this.kafka = new Kafka(client);
+    // Probes fail fast and quietly: no reconnect loop left behind, no error line per probe.
+    this.probeKafka = new Kafka({ ...client, retry: { retries: 0 }, logLevel: logLevel.NOTHING });
     this.producer = this.kafka.producer({
-      // Not idempotent: librdkafka's mock cluster (the test broker) does not support it. One
-      // request in flight keeps a retried send from overtaking the next one (same-key order).
-      idempotent: false,
+      // Idempotent unless the broker lacks it (the test broker). One request in flight keeps a
+      // retried send from overtaking the next one (same-key order) either way.
+      idempotent: options.idempotent ?? true,
       maxInFlightRequests: 1,
+      retry: PRODUCER_RETRY,
       allowAutoTopicCreation: true,
       createPartitioner: Partitioners.DefaultPartitioner,
     });
+  }
+
+  /**
+   * Asks the cluster for its metadata (brokers and controller), with a short timeout; the
+   * answer is reused for a few seconds so frequent readiness probes cost one request.
+   */
+  probe(): Promise<void> {
+    if (this.closing) return Promise.reject(new Error('kafka transport is closed'));
+    const now = Date.now();
+    if (this.lastProbe && now - this.lastProbe.at < PROBE_CACHE_MS) return this.lastProbe.result;
+    const result = this.describeCluster();
+    result.catch(() => {});
+    this.lastProbe = { at: now, result };
+    return result;
+  }
+
+  private async describeCluster(): Promise<void> {
+    this.admin ??= this.probeKafka.admin();
+    const admin = this.admin;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer from the Kafka brokers within ${PROBE_TIMEOUT_MS} ms`)),
+        PROBE_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([
+        (async () => {
+          await admin.connect();
+          await admin.describeCluster();
+        })(),
+        timeout,
+      ]);
+    } catch (err) {
+      // A fresh client next time: a failed connect can leave this one half-open.
+      this.admin = undefined;
+      await admin.disconnect().catch(() => {});
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async publish(messages: BusMessage[]): Promise<void> {
@@ -88,17 +165,6 @@ export class KafkaTransport implements EventTransport {
     if (messages.length === 0) return;
     await this.connectProducer();
     await this.producer.sendBatch({ acks: -1, topicMessages: byTopic(messages) });
-  }
-
-  /** Copies a message the consumer runner gave up on to `<topic>.dead-letter`, for operators. */
-  async publishDeadLetter(message: BusMessage, error: unknown): Promise<void> {
-    await this.publish([
-      {
-        ...message,
-        topic: `${message.topic}${DEAD_LETTER_SUFFIX}`,
-        headers: { ...message.headers, 'dead-letter-error': describe(error) },
-      },
-    ]);
   }
 
   /**
@@ -205,6 +271,7 @@ export class KafkaTransport implements EventTransport {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await Promise.all([...this.groups.keys()].map((group) => this.stopGroup(group)));
+      await this.admin?.disconnect().catch(() => {});
       if (this.producerConnected) {
         await this.producerConnected.catch(() => {});
         await this.producer.disconnect();
@@ -273,18 +340,20 @@ function decodeHeaders(raw: IHeaders | undefined): Record<string, string> {
   return headers;
 }
 
+const IDEMPOTENT_RETRY_WARNING = 'Limiting retries for the idempotent producer may invalidate EoS guarantees';
+
 /** kafkajs logs (warn and above) go to the service's pino logger. */
 function toPino(logger: Logger): logCreator {
   const log = logger.child({ component: 'kafkajs' });
   return () =>
     ({ namespace, level, log: entry }) => {
       const { message, timestamp: _timestamp, ...fields } = entry;
+      // Said once per producer because retries are bounded (PRODUCER_RETRY); the outbox relay
+      // retries after that, and consumers dedupe, so the guarantee we rely on holds.
+      if (message === IDEMPOTENT_RETRY_WARNING) return;
       if (level === logLevel.ERROR) log.error({ ...fields, namespace }, message);
       else if (level === logLevel.WARN) log.warn({ ...fields, namespace }, message);
       else if (level === logLevel.INFO) log.info({ ...fields, namespace }, message);
       else log.debug({ ...fields, namespace }, message);
     };
 }
-
-const describe = (err: unknown): string =>
-  err instanceof Error ? `${err.name}: ${err.message}` : String(err);

@@ -42,4 +42,17 @@ export const eventMigrations: Migration[] = [
       );
     `,
   },
+  {
+    // Retention deletes by age in small batches, so each table needs its age indexed; operators
+    // ask for replays by setting replay_requested_at, which the consumer looks for (ADR 0022).
+    // Built once, at the upgrade: it holds a write lock on each table while the index is built.
+    name: '0000_add_event_retention_and_replay',
+    sql: `
+      CREATE INDEX outbox_sent_at ON outbox (sent_at) WHERE sent_at IS NOT NULL;
+      CREATE INDEX processed_events_processed_at ON processed_events (processed_at);
+      ALTER TABLE dead_letters ADD COLUMN replay_requested_at timestamptz;
+      CREATE INDEX dead_letters_replay_requested ON dead_letters (consumer, id)
+        WHERE replay_requested_at IS NOT NULL;
+    `,
+  },
 ];

@@ -23,6 +23,16 @@ export interface RelayOptions {
  */
 const PAUSE_BEFORE_MARK_SENT_MS = Number(process.env.POLICYHUB_TEST_RELAY_PAUSE_BEFORE_MARK_SENT_MS) || 0;
 
+/** What readiness needs to know about the outbox. */
+export interface OutboxHealth {
+  /** Rows not yet published. */
+  pending: number;
+  /** Age of the oldest of them, 0 when none. */
+  oldestPendingSeconds: number;
+  /** Why the last publish failed, until one succeeds again. */
+  lastPublishError: string | undefined;
+}
+
 interface OutboxRow {
   id: number;
   event_id: string;
@@ -44,6 +54,7 @@ export class OutboxRelay {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private lastPublishError: string | undefined;
 
   constructor(private readonly options: RelayOptions) {}
 
@@ -108,7 +119,9 @@ export class OutboxRelay {
           this.again = false;
           try {
             while ((await this.publishBatch()) > 0) {}
+            this.lastPublishError = undefined;
           } catch (err) {
+            this.lastPublishError = (err as Error).message;
             const level = err instanceof TransportNotReadyError ? 'debug' : 'warn';
             this.options.logger[level]({ err: (err as Error).message }, 'outbox publish failed; will retry');
             break;
@@ -164,16 +177,26 @@ export class OutboxRelay {
 
   /** Counts unsent rows and refreshes the outbox lag gauges (pending rows, age of the oldest). */
   async pendingCount(): Promise<number> {
+    return (await this.health()).pending;
+  }
+
+  /** Unsent rows, the age of the oldest, the last publish error; refreshes the lag gauges too. */
+  async health(): Promise<OutboxHealth> {
     const { rows } = await this.options.db.query<{ n: number; age: number | null }>(
       `SELECT (SELECT count(*)::int FROM outbox WHERE sent_at IS NULL) AS n,
               (SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM outbox
                 WHERE sent_at IS NULL ORDER BY id LIMIT 1) AS age`,
     );
-    const n = rows[0]?.n ?? 0;
+    const pending = rows[0]?.n ?? 0;
+    const oldestPendingSeconds = Math.max(0, rows[0]?.age ?? 0);
     const labels = { service: this.options.db.schema };
-    metrics.outboxLag.set(labels, n);
-    metrics.outboxOldestAge.set(labels, Math.max(0, rows[0]?.age ?? 0));
-    return n;
+    metrics.outboxLag.set(labels, pending);
+    metrics.outboxOldestAge.set(labels, oldestPendingSeconds);
+    return {
+      pending,
+      oldestPendingSeconds,
+      lastPublishError: pending > 0 ? this.lastPublishError : undefined,
+    };
   }
 
   async stop(): Promise<void> {

@@ -1,30 +1,50 @@
 /**
- * Every event topic and the protobuf message carried on it (proto/). One topic per event type.
- * Kafka topic names are these strings; consumers subscribe by them.
+ * Every event topic, the protobuf message carried on it (proto/), and the services that consume
+ * it (the design card's "consumes" column). One topic per event type. Kafka topic names are these
+ * strings; consumers subscribe by them. The in-process bus uses `consumedBy` to tell an event no
+ * service consumes (safe to mark sent with nobody listening) from one whose consumer is missing
+ * from the process (refused, so the outbox keeps it); embedded's tests keep the lists true.
  */
 export const TOPICS = {
   organizationDeleted: {
     name: 'admin-orgs.organization-deleted',
     type: 'policyhub.adminorgs.v1.OrganizationDeleted',
+    consumedBy: ['policy-sets', 'runs', 'storage'],
   },
-  workspaceDeleted: { name: 'admin-orgs.workspace-deleted', type: 'policyhub.adminorgs.v1.WorkspaceDeleted' },
-  projectDeleted: { name: 'admin-orgs.project-deleted', type: 'policyhub.adminorgs.v1.ProjectDeleted' },
+  workspaceDeleted: {
+    name: 'admin-orgs.workspace-deleted',
+    type: 'policyhub.adminorgs.v1.WorkspaceDeleted',
+    consumedBy: ['policy-sets', 'runs', 'storage'],
+  },
+  projectDeleted: {
+    name: 'admin-orgs.project-deleted',
+    type: 'policyhub.adminorgs.v1.ProjectDeleted',
+    consumedBy: ['policy-sets'],
+  },
   orgSharingChanged: {
     name: 'admin-orgs.org-sharing-changed',
     type: 'policyhub.adminorgs.v1.OrgSharingChanged',
+    consumedBy: [],
   },
-  uploadCompleted: { name: 'storage.upload-completed', type: 'policyhub.storage.v1.UploadCompleted' },
+  uploadCompleted: {
+    name: 'storage.upload-completed',
+    type: 'policyhub.storage.v1.UploadCompleted',
+    consumedBy: ['policy-sets', 'runs'],
+  },
   policySetDeleted: {
     name: 'policy-sets.policy-set-deleted',
     type: 'policyhub.policysets.v1.PolicySetDeleted',
+    consumedBy: ['storage'],
   },
-} as const;
+} as const satisfies Record<string, { name: string; type: string; consumedBy: readonly string[] }>;
 
 export type TopicKey = keyof typeof TOPICS;
 export type Topic = (typeof TOPICS)[TopicKey];
 
-export const DEAD_LETTER_SUFFIX = '.dead-letter';
-
 export function topicByName(name: string): Topic | undefined {
   return Object.values(TOPICS).find((t) => t.name === name);
 }
+
+/** True when `service` writes events of some topic (topic names start with the owning service). */
+export const producesEvents = (service: string): boolean =>
+  Object.values(TOPICS).some((t) => t.name.startsWith(`${service}.`));

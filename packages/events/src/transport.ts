@@ -30,5 +30,7 @@ export interface EventTransport {
   readonly kind: 'in-process' | 'kafka';
   publish(messages: BusMessage[]): Promise<void>;
   subscribe(group: string, topics: string[], handler: MessageHandler): Promise<Subscription>;
+  /** Resolves when the bus can be reached now; rejects with the reason otherwise (readiness). */
+  probe(): Promise<void>;
   close(): Promise<void>;
 }

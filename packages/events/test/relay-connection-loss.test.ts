@@ -39,6 +39,8 @@ class ConnectionKillingTransport implements EventTransport {
   readonly published: BusMessage[] = [];
   private killed = false;
 
+  async probe(): Promise<void> {}
+
   async publish(messages: BusMessage[]): Promise<void> {
     this.published.push(...messages);
     if (this.killed) return;

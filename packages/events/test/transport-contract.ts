@@ -66,19 +66,19 @@ export function describeTransportContract(
     });
 
     it('delivers every message on the subscribed topics with its key, payload, event id and headers', async () => {
-      const [orders, invoices, unsubscribed] = [
-        uniqueName('orders'),
-        uniqueName('invoices'),
-        uniqueName('other'),
-      ];
+      const [orders, invoices, other] = [uniqueName('orders'), uniqueName('invoices'), uniqueName('other')];
       const group = recorder();
-      await transport().subscribe(uniqueName('group'), [orders, invoices], group.handler);
+      await Promise.all([
+        transport().subscribe(uniqueName('group'), [orders, invoices], group.handler),
+        // Someone else's topic: the group must not see it (nor may the in-process bus refuse it).
+        transport().subscribe(uniqueName('bystander'), [other], recorder().handler),
+      ]);
 
       const headers = {
         traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
         'x-origin': 'test',
       };
-      const ignored = busMessage(unsubscribed, 'k0', 'not for this group');
+      const ignored = busMessage(other, 'k0', 'not for this group');
       const first = busMessage(orders, 'order-1', 'first', headers);
       const second = busMessage(invoices, 'invoice-1', 'second');
       await expect(transport().publish([ignored, first, second])).resolves.toBeUndefined();
@@ -218,7 +218,7 @@ export function describeTransportContract(
       expect(leaving.eventIds()).not.toContain(message.eventId);
     });
 
-    it('closes with active subscriptions, and closing twice is harmless', async () => {
+    it('closes with active subscriptions, closing twice is harmless, and a closed bus fails its probe', async () => {
       const fresh = await makeTransport();
       try {
         const topic = uniqueName('closing');
@@ -227,9 +227,12 @@ export function describeTransportContract(
         const message = busMessage(topic, 'k', 'before close');
         await fresh.transport.publish([message]);
         await waitFor(async () => group.eventIds().includes(message.eventId), DELIVERY_TIMEOUT_MS);
+        await expect(fresh.transport.probe()).resolves.toBeUndefined();
 
         await expect(fresh.transport.close()).resolves.toBeUndefined();
         await expect(fresh.transport.close()).resolves.toBeUndefined();
+        // Readiness must not report a closed bus as reachable.
+        await expect(fresh.transport.probe()).rejects.toThrow(/closed/);
       } finally {
         await fresh.cleanup();
       }

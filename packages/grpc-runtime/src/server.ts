@@ -1,9 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
-import { isAppError, unavailable } from '@policyhub/errors';
+import { AppError, isAppError, unavailable } from '@policyhub/errors';
 import { metrics } from '@policyhub/telemetry';
 import type { Caller, CallerKind, InternalAuth } from './internal-auth.js';
 import type { Principal } from './principal.js';
-import { toServiceError } from './status.js';
+import { readServiceError, toServiceError } from './status.js';
 
 export interface RpcContext {
   /** The calling user (a verified assertion); undefined for verified internal or worker calls. */
@@ -163,6 +163,20 @@ export function streaming<T extends (...args: never[]) => unknown>(fn: T): T {
   return Object.assign(fn, { stream: true });
 }
 
+/**
+ * A call this service made to another one failed because that one could not be reached or did
+ * not answer in time: the caller gets a retryable 503, never a 500.
+ */
+const isDownstreamUnavailable = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    'metadata' in err &&
+    (code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED)
+  );
+};
+
 export function asServiceError(
   err: unknown,
   method: string,
@@ -172,6 +186,17 @@ export function asServiceError(
   if (options.isUnavailable?.(err)) {
     return toServiceError(
       unavailable('DATABASE_UNAVAILABLE', 'the database is unavailable; try again shortly'),
+    );
+  }
+  if (isDownstreamUnavailable(err)) {
+    const remote = readServiceError(err);
+    return toServiceError(
+      remote.items.length > 0
+        ? new AppError('unavailable', remote.code, remote.items)
+        : unavailable(
+            'DEPENDENCY_UNAVAILABLE',
+            'a service this one depends on is unavailable; try again shortly',
+          ),
     );
   }
   options.logger.error({ err, method }, 'rpc failed');

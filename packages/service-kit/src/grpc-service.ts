@@ -1,8 +1,15 @@
 import type * as grpc from '@grpc/grpc-js';
 import { Db, type Migration, isConnectionError, readMigrationsDir, runMigrations } from '@policyhub/db';
-import { type EventTransport, OutboxRelay, type Subscription, eventMigrations } from '@policyhub/events';
+import {
+  type EventTransport,
+  OutboxRelay,
+  producesEvents,
+  type Subscription,
+  eventMigrations,
+} from '@policyhub/events';
 import { bindServer, createGrpcServer, type InternalAuth, shutdownServer } from '@policyhub/grpc-runtime';
-import type { Logger } from '@policyhub/telemetry';
+import type { Logger, ReadinessReport } from '@policyhub/telemetry';
+import { type ReadinessSettings, serviceReadiness } from './readiness.js';
 
 /** What a service's composition hands to its RPC handlers and consumers. */
 export interface ServiceDeps {
@@ -44,7 +51,10 @@ export interface RunningService {
   address: string;
   db: Db;
   relay: OutboxRelay;
+  /** Ready when every required dependency is up (database; bus and outbox if it produces events). */
   isReady(): Promise<boolean>;
+  /** Each dependency and its state, for `/readyz` (readiness.ts). */
+  readiness(settings?: Partial<ReadinessSettings>): Promise<ReadinessReport>;
   close(): Promise<void>;
 }
 
@@ -71,7 +81,16 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
 
   if (options.migrateOnly) {
     await db.close();
-    return { name: options.name, address: '', db, relay, isReady: async () => false, close: async () => {} };
+    const notServing = async (): Promise<ReadinessReport> => ({ ready: false, checks: {} });
+    return {
+      name: options.name,
+      address: '',
+      db,
+      relay,
+      isReady: async () => false,
+      readiness: notServing,
+      close: async () => {},
+    };
   }
 
   await options.onStart?.(deps);
@@ -81,13 +100,19 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   options.register(server, deps);
   const address = await bindServer(server, options.grpcAddress);
   logger.info({ address }, `${options.name} serving gRPC`);
+  const readiness = (settings?: Partial<ReadinessSettings>) =>
+    serviceReadiness(
+      { db, relay, transport: options.transport, producesEvents: producesEvents(options.name) },
+      settings,
+    );
 
   return {
     name: options.name,
     address,
     db,
     relay,
-    isReady: () => db.isReady(),
+    isReady: async () => (await readiness()).ready,
+    readiness,
     async close() {
       await shutdownServer(server);
       for (const s of subscriptions) await s.close();

@@ -63,6 +63,46 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  eventRowsDeleted: once(
+    'eventRowsDeleted',
+    () =>
+      new client.Counter({
+        name: 'policyhub_event_rows_deleted_total',
+        help: 'Rows removed by event-table retention, by service and table (outbox, processed_events, dead_letters)',
+        labelNames: ['service', 'table'],
+        registers: [registry],
+      }),
+  ),
+  eventTableBytes: once(
+    'eventTableBytes',
+    () =>
+      new client.Gauge({
+        name: 'policyhub_event_table_bytes',
+        help: 'Size on disk of an event table with its indexes, by service and table',
+        labelNames: ['service', 'table'],
+        registers: [registry],
+      }),
+  ),
+  eventTableOldest: once(
+    'eventTableOldest',
+    () =>
+      new client.Gauge({
+        name: 'policyhub_event_table_oldest_seconds',
+        help: 'Age of the oldest row retention would remove (outbox: sent rows; processed_events; dead_letters), 0 when none',
+        labelNames: ['service', 'table'],
+        registers: [registry],
+      }),
+  ),
+  deadLetters: once(
+    'deadLetters',
+    () =>
+      new client.Gauge({
+        name: 'policyhub_dead_letters',
+        help: 'Events parked in dead_letters, waiting to be replayed or discarded, by service',
+        labelNames: ['service'],
+        registers: [registry],
+      }),
+  ),
   consumerLag: once(
     'consumerLag',
     () =>
