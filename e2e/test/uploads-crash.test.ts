@@ -1,4 +1,5 @@
 import { OutboxRelay } from '@policyhub/events';
+import { runDeadLettersCommand } from '@policyhub/service-kit';
 import { waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from './support/api.js';
@@ -53,6 +54,18 @@ const timesProcessed = async (eventId: string) =>
     )
   ).rows[0]!.n;
 
+/** `npm run dead-letters -- --service policy-sets …` against this system's database. */
+async function deadLetters(...args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runDeadLettersCommand(
+    ['--service', 'policy-sets', ...args],
+    { DATABASE_URL: t.system.databaseUrl },
+    { out: (line) => out.push(line), err: (line) => err.push(line) },
+  );
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
 /** Sends an already published event again, as a relay that crashed before marking it sent would. */
 async function redeliver(eventId: string) {
   await storageDb().query('UPDATE outbox SET sent_at = NULL WHERE event_id = $1', [eventId]);
@@ -60,7 +73,7 @@ async function redeliver(eventId: string) {
 }
 
 describe('crash between the stored upload and the version update', () => {
-  it('policy-sets cannot apply the outcome: dead-lettered, then replayed after the fix, applied once', async () => {
+  it('policy-sets cannot apply the outcome: dead-lettered, replayed by the operator command after the fix, applied once', async () => {
     const v = await pendingVersion();
     // A fault in policy-sets' database that makes every attempt to mark the version ready fail.
     await policySetsDb().query(`
@@ -90,14 +103,34 @@ describe('crash between the stored upload and the version update', () => {
       expect((await versionOf(v.id)).attributes.status).toBe('pending');
       expect(await timesProcessed(event.event_id)).toBe(0);
 
-      // The operator fixes the cause and replays the event from storage's outbox.
+      // The operator finds it with the dead-letter command…
+      const listed = await deadLetters('list', '--json');
+      expect(listed.code, listed.err).toBe(0);
+      const [entry] = JSON.parse(listed.out) as Array<{ id: number; eventId: string; consumer: string }>;
+      expect(entry).toMatchObject({ eventId: event.event_id, consumer: 'policy-sets.upload-completed' });
+      const shown = await deadLetters('show', String(entry!.id), '--json');
+      expect(JSON.parse(shown.out).payload).toMatchObject({ ownerId: v.id, ok: true });
+
+      // …a replay before the cause is fixed fails again, through the consumer's own retries…
+      const early = await deadLetters('replay', String(entry!.id));
+      expect([early.code, early.out]).toEqual([1, expect.stringContaining('failed again: ')]);
+      expect((await policySetsDb().query('SELECT attempts FROM dead_letters')).rows).toEqual([
+        { attempts: 10 },
+      ]);
+      expect((await versionOf(v.id)).attributes.status).toBe('pending');
+
+      // …and once it is fixed, the replay is applied once and the dead letter is gone.
       await policySetsDb().query(
         'DROP TRIGGER refuse_ready ON policy_set_versions; DROP FUNCTION refuse_ready()',
       );
-      await redeliver(event.event_id);
+      const replayed = await deadLetters('replay', String(entry!.id));
+      expect([replayed.code, replayed.out]).toEqual([0, `#${entry!.id}  applied`]);
       expect((await versionOf(v.id)).attributes.status).toBe('ready');
       expect(await timesProcessed(event.event_id)).toBe(1);
+      expect((await deadLetters('list')).out).toBe('no dead letters');
+      expect((await deadLetters('replay', String(entry!.id))).code).toBe(1);
 
+      // A redelivery from the producer's outbox changes nothing either.
       await redeliver(event.event_id);
       expect(await timesProcessed(event.event_id)).toBe(1);
       expect((await versionOf(v.id)).attributes['status-timestamps']).toEqual({

@@ -7,11 +7,33 @@ import { startPolicySets } from '@policyhub/policy-sets';
 import { describeEngines, detectEngines, EvaluatorWorker, runsConfigShape, startRuns } from '@policyhub/runs';
 import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
 import { loadConfig } from '@policyhub/config';
-import { createTransport, type EventTransport, InProcessTransport } from '@policyhub/events';
+import {
+  createTransport,
+  describeTransport,
+  EventRetention,
+  type EventTransport,
+  InProcessTransport,
+  type KafkaTransportOptions,
+} from '@policyhub/events';
 import { buildApp, createClients, createEdgeStores, type VocabularyProfile } from '@policyhub/gateway';
 import { generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
-import type { RunningService } from '@policyhub/service-kit';
-import { createLogger, type Logger, startOpsServer } from '@policyhub/telemetry';
+import {
+  kafkaClientSettings,
+  kafkaConfigShape,
+  type ReadinessSettings,
+  readinessConfigShape,
+  readinessSettings,
+  type RunningService,
+  retentionConfigShape,
+  retentionSettings,
+} from '@policyhub/service-kit';
+import {
+  createLogger,
+  type DependencyCheck,
+  type Logger,
+  readinessReport,
+  startOpsServer,
+} from '@policyhub/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from './postgres.js';
 
@@ -23,6 +45,11 @@ export interface SystemOptions {
   /** Use this Postgres instead of starting the embedded one. */
   databaseUrl?: string | undefined;
   kafkaBrokers?: string[] | undefined;
+  /**
+   * Kafka producer idempotence, TLS and SASL; default from KAFKA_IDEMPOTENT, KAFKA_SSL… of the
+   * environment. Tests against the mock broker pass `{ idempotent: false }`.
+   */
+  kafka?: Pick<KafkaTransportOptions, 'idempotent' | 'ssl' | 'sasl'> | undefined;
   /** Gateway principal cache and rate limits in this Redis (else in memory). */
   redisUrl?: string | undefined;
   /** Requests per second per token; unset or 0 disables rate limiting (`npm start` passes 30). */
@@ -117,6 +144,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir }),
   );
   const runsConfig = loadConfig(runsConfigShape, process.env);
+  // Event-table retention, readiness and Kafka client settings: the variables services read.
+  const eventsConfig = loadConfig({ ...retentionConfigShape, ...readinessConfigShape }, process.env);
+  const kafka = options.kafka ?? kafkaClientSettings(loadConfig(kafkaConfigShape, process.env));
+  const readiness: ReadinessSettings = readinessSettings(eventsConfig);
   const started: Array<{ close(): Promise<void> }> = [];
   let postgres: EmbeddedPostgresHandle | undefined;
   try {
@@ -138,8 +169,14 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       brokers: options.kafkaBrokers,
       clientId: 'policyhub',
       logger,
+      kafka,
       holdUntilOpen: true,
     });
+    // Every consumer runs in this process, so in-process events lose nothing (unlike a lone service).
+    logger.info(
+      { mode: 'embedded', ...describeTransport(transport, { brokers: options.kafkaBrokers, kafka }) },
+      'event bus',
+    );
     const shared = { databaseUrl, grpcAddress: LOOPBACK, transport, signingKeys };
     const serviceLogger = (name: string) => createLogger(name, logLevel, options.logDestination);
 
@@ -209,6 +246,15 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     // (from this start or an earlier, interrupted run) are waiting.
     if (transport instanceof InProcessTransport) transport.open();
     await Promise.all(Object.values(services).map((s) => s.relay.flush()));
+    for (const [name, service] of Object.entries(services)) {
+      const retention = new EventRetention({
+        db: service.db,
+        logger: serviceLogger(name),
+        settings: retentionSettings(eventsConfig),
+      });
+      retention.start();
+      started.push({ close: () => retention.stop() });
+    }
 
     const clients = createClients(
       {
@@ -240,9 +286,20 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     const ops = await startOpsServer({
       port: options.opsPort ?? 0,
       host: opsHost,
-      isReady: async () =>
-        app.server.listening &&
-        (await Promise.all(Object.values(services).map((s) => s.isReady()))).every(Boolean),
+      isReady: async () => {
+        const reports = await Promise.all(
+          Object.entries(services).map(async ([name, s]) => [name, await s.readiness(readiness)] as const),
+        );
+        const checks: Record<string, DependencyCheck> = {
+          gateway: app.server.listening
+            ? { status: 'up', required: true }
+            : { status: 'down', required: true, detail: 'not listening' },
+        };
+        for (const [name, report] of reports) {
+          for (const [check, state] of Object.entries(report.checks)) checks[`${name}.${check}`] = state;
+        }
+        return readinessReport(checks);
+      },
     });
     started.push({
       close: () =>

@@ -81,9 +81,9 @@ export class InProcessTransport implements EventTransport {
     }
   }
 
-  /** Topics some group in this process subscribed to. */
-  subscribedTopics(): Set<string> {
-    return new Set([...this.groups.values()].flatMap((g) => [...g.topics]));
+  /** Each subscribed group and its topics. */
+  subscriptions(): Map<string, string[]> {
+    return new Map([...this.groups].map(([name, g]) => [name, [...g.topics]]));
   }
 
   private deliver(group: Group, message: BusMessage): Promise<void> {

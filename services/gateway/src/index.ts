@@ -7,3 +7,4 @@ export type { RateLimitOptions } from './plugins/rate-limit.js';
 export { RedisPrincipalCache } from './auth/redis-principal-cache.js';
 export { apiVocabulary } from './config.js';
 export { VOCABULARY_PROFILES, type VocabularyProfile } from './vocabulary.js';
+export { backendReadiness } from './readiness.js';

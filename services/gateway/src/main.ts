@@ -1,10 +1,11 @@
 import { loadConfig } from '@policyhub/config';
 import { InternalAuth } from '@policyhub/grpc-runtime';
-import { createLogger, shutdownTracing, startOpsServer } from '@policyhub/telemetry';
+import { createLogger, readinessReport, shutdownTracing, startOpsServer } from '@policyhub/telemetry';
 import { buildApp } from './app.js';
 import { createClients } from './clients/index.js';
 import { gatewayConfigShape } from './config.js';
 import { createEdgeStores } from './edge-stores.js';
+import { backendReadiness } from './readiness.js';
 
 let config: ReturnType<typeof loadConfig<typeof gatewayConfigShape>>;
 try {
@@ -42,12 +43,20 @@ const app = await buildApp({
 await app.listen({ port: config.PORT, host: config.HOST });
 let stopping = false;
 // Health, readiness and metrics on their own listener, never on the public port.
+const backends = backendReadiness(clients);
 const ops = await startOpsServer({
   port: config.OPS_PORT,
   host: config.OPS_HOST,
-  isReady: async () => !stopping,
+  isReady: async () =>
+    stopping
+      ? readinessReport({ gateway: { status: 'down', required: true, detail: 'shutting down' } })
+      : backends(),
 });
-logger.info({ port: config.PORT, opsPort: config.OPS_PORT }, 'gateway listening');
+// The gateway writes and reads no events: it is the same in every mode, only its backends differ.
+logger.info(
+  { port: config.PORT, opsPort: config.OPS_PORT, mode: 'distributed', events: 'none (stateless edge)' },
+  'gateway listening',
+);
 
 const stop = async () => {
   logger.info('shutting down');

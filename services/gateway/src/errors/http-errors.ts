@@ -92,15 +92,27 @@ export function httpErrorFromAppError(err: AppError): HttpError {
   return toJsonApi(HTTP_STATUS_FOR_KIND[err.kind], err.items);
 }
 
+/** What a 503 says when the service that failed gave no reason (it could not be reached at all). */
+const UNREACHABLE_DETAIL = 'a PolicyHub service is unavailable; try again shortly';
+
+/**
+ * Seconds clients should wait before retrying a 503 (`Retry-After`): long enough for a database
+ * failover or a pod restart to progress, short enough not to stall a CI job.
+ */
+export const RETRY_AFTER_SECONDS = 5;
+
 /** Maps an error from a downstream gRPC call. Internal details never reach the client. */
 export function httpErrorFromGrpc(err: unknown): HttpError {
   const remote = readServiceError(err);
   const statusCode = HTTP_STATUS_FOR_GRPC[remote.status] ?? 500;
-  if (statusCode >= 500)
+  if (statusCode === 503) {
     return toJsonApi(
-      statusCode,
+      503,
       remote.status === grpc.status.UNAVAILABLE && remote.items.length ? remote.items : [],
+      UNREACHABLE_DETAIL,
     );
+  }
+  if (statusCode >= 500) return toJsonApi(statusCode, []);
   return toJsonApi(statusCode, remote.items, remote.details);
 }
 

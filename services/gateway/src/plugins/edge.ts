@@ -9,6 +9,7 @@ import {
   httpErrorFromAppError,
   httpErrorFromGrpc,
   isGrpcError,
+  RETRY_AFTER_SECONDS,
 } from '../errors/http-errors.js';
 import { DISCOVERY_PATH } from '../resources/meta/discovery.js';
 import { nulCharacterError, nulCharacterPointer } from './nul-characters.js';
@@ -88,6 +89,7 @@ export function registerErrorHandling(app: FastifyInstance, logger: Logger): voi
       mapped = httpError(500);
     }
     if (mapped.statusCode === 503) {
+      reply.header('retry-after', String(RETRY_AFTER_SECONDS));
       // A dependency is down (e.g. Postgres restarting): expected and transient, one line each.
       logger.warn(
         { route: request.routeOptions.url, method: request.method, reason: err.message },
