@@ -35,6 +35,8 @@ export async function startBenchSystem(kafkaBrokers?: string[]): Promise<BenchSy
     // A free port for the ops listener (default 9464), so a bench never collides with a running PolicyHub.
     OPS_PORT: '0',
     KAFKA_BROKERS: kafkaBrokers?.join(','),
+    // The bench's broker is librdkafka's mock cluster, which has no idempotent producer.
+    KAFKA_IDEMPOTENT: kafkaBrokers ? 'false' : undefined,
     REDIS_URL: '',
   });
   const token = await waitForLine(child, /site-admin token: *(\S+)/);

@@ -161,6 +161,8 @@ async function startKafkaSystem(): Promise<TestSystem> {
     dataDir,
     databaseUrl: db.url,
     kafkaBrokers: kafka.brokers,
+    // The mock broker has no idempotent producer.
+    kafka: { idempotent: false },
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
   const client = (token: string) => new ApiClient(system.baseUrl, token);

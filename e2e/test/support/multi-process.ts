@@ -137,6 +137,8 @@ export async function startMultiProcessSystem(
       INTERNAL_SIGNING_KEYS: `test:${randomBytes(32).toString('base64url')}`,
       DATABASE_URL: database.url,
       KAFKA_BROKERS: kafka.brokers.join(','),
+      // librdkafka's mock cluster has no idempotent producer (on by default everywhere else).
+      KAFKA_IDEMPOTENT: 'false',
       // A restarted service waits about this long to rejoin its groups (the default is 30 s).
       KAFKA_SESSION_TIMEOUT_MS: '6000',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
