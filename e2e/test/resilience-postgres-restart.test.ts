@@ -76,10 +76,32 @@ function createAndList(worker: number, i: number): Promise<Outcome> {
 
 const isCleanUnavailable = (o: Outcome) =>
   o.status === 503 &&
+  o.retryAfter === '5' &&
   o.body?.errors?.length === 1 &&
   o.body.errors[0].status === '503' &&
   o.body.errors[0].title === 'service unavailable' &&
   typeof o.body.errors[0].detail === 'string';
+
+/** Every route (and an upload, and a token the gateway has not cached) while the database is out. */
+async function callEveryRoute(version: { upload: string }, unseenToken: string): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  for (const r of everyRoute(known)) {
+    outcomes.push(await call(r.method, r.path, r.body, r.asAdmin ? system.siteAdminToken : token));
+  }
+  outcomes.push(await call('PUT', version.upload, await policyArchive(), undefined));
+  // Authentication itself needs the database: 503, not a misleading 401.
+  outcomes.push(await call('GET', `/organizations/${org}/policy-sets`, undefined, unseenToken));
+  return outcomes;
+}
+
+/** The ops listener's readiness: its status and the dependency checks in its body. */
+const readyz = async () => {
+  const res = await fetch(`${system.opsUrl}/readyz`, { signal: AbortSignal.timeout(DEADLINE_MS) });
+  return {
+    status: res.status,
+    body: (await res.json()) as { status: string; checks: Record<string, Record<string, unknown>> },
+  };
+};
 
 describe('Postgres restarted under load', () => {
   it('answers 503 on every route while it is down, recovers by itself, and keeps every acknowledged write', async () => {
@@ -95,15 +117,11 @@ describe('Postgres restarted under load', () => {
       async () => (await call('GET', `/organizations/${org}/policy-sets`)).status === 503,
       DEADLINE_MS,
     );
-    const during: Outcome[] = [];
-    for (const r of everyRoute(known)) {
-      during.push(await call(r.method, r.path, r.body, r.asAdmin ? system.siteAdminToken : token));
-    }
-    during.push(await call('PUT', version.upload, await policyArchive(), undefined));
-    // Authentication itself needs the database: 503, not a misleading 401.
-    during.push(await call('GET', `/organizations/${org}/policy-sets`, undefined, unseen.token));
+    const during = await callEveryRoute(version, unseen.token);
     expect(during.filter((o) => !isCleanUnavailable(o))).toEqual([]);
-    expect((await requestWithin(DEADLINE_MS, `${system.opsUrl}/readyz`, { method: 'GET' })).status).toBe(503);
+    const notReady = await readyz();
+    expect(notReady.status).toBe(503);
+    expect(notReady.body.checks['policy-sets.database']).toMatchObject({ status: 'down', required: true });
     // Scenario, not assertion: an outage of a few seconds, longer than the relays' and the
     // LISTEN connections' reconnect interval (1 s), with the clients still sending requests.
     await new Promise((r) => setTimeout(r, 3_000));
@@ -145,5 +163,52 @@ describe('Postgres restarted under load', () => {
     expect((await putArchive(version.upload, await policyArchive())).status).toBe(200);
     expect((await settledVersion(owner, version.id, 30_000)).attributes.status).toBe('ready');
     expect((await requestWithin(DEADLINE_MS, `${system.opsUrl}/readyz`, { method: 'GET' })).status).toBe(200);
+  }, 120_000);
+
+  it('answers 503, never 500, while Postgres is up but refuses connections, and recovers by itself', async () => {
+    const version = await pendingVersion(owner, org);
+    const unseen = await createUser(t, 'refused');
+    const load = driveLoad(3, createAndList);
+    await waitFor(async () => load.outcomes.filter((o) => o.status === 201).length >= 3, 30_000);
+
+    // "database is not currently accepting connections" for new connections, and "terminating
+    // connection due to administrator command" for the open ones.
+    await postgres.refuseConnections();
+    await waitFor(
+      async () => (await call('GET', `/organizations/${org}/policy-sets`)).status === 503,
+      DEADLINE_MS,
+    );
+    const during = await callEveryRoute(version, unseen.token);
+    expect(during.filter((o) => !isCleanUnavailable(o))).toEqual([]);
+    const notReady = await readyz();
+    expect(notReady.status).toBe(503);
+    for (const service of ['admin-orgs', 'policy-sets', 'runs', 'storage']) {
+      expect(notReady.body.checks[`${service}.database`], service).toEqual({
+        status: 'down',
+        required: true,
+        detail: expect.stringContaining('not currently accepting connections'),
+      });
+    }
+    expect(notReady.body.checks.gateway).toEqual({ status: 'up', required: true });
+
+    await postgres.acceptConnections();
+    await waitFor(
+      async () => (await call('GET', `/organizations/${org}/policy-sets`)).status === 200,
+      60_000,
+      250,
+    );
+    const outcomes = await load.stop();
+    // Under load: only successes and clean 503s with Retry-After; not a single 500.
+    expect(outcomes.filter((o) => o.status !== 200 && o.status !== 201 && !isCleanUnavailable(o))).toEqual(
+      [],
+    );
+    expect(outcomes.some(isCleanUnavailable)).toBe(true);
+    expect((await putArchive(version.upload, await policyArchive())).status).toBe(200);
+    expect((await settledVersion(owner, version.id, 30_000)).attributes.status).toBe('ready');
+    const ready = await waitFor(async () => {
+      const r = await readyz();
+      return r.status === 200 ? r : undefined;
+    }, 30_000);
+    expect(ready.body.checks['storage.outbox']).toMatchObject({ status: 'up', pending: 0 });
   }, 120_000);
 });

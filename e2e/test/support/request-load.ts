@@ -5,6 +5,8 @@ export interface Outcome {
   status: number;
   // biome-ignore lint/suspicious/noExplicitAny: a JSON:API document or error document, read by tests
   body: any;
+  /** The response's Retry-After header, when it has one. */
+  retryAfter?: string;
   /** Why there was no response. */
   failure?: string;
 }
@@ -40,7 +42,8 @@ export async function requestWithin(
     } catch {
       // keep the text
     }
-    return { label, status: res.status, body: parsed };
+    const retryAfter = res.headers.get('retry-after');
+    return { label, status: res.status, body: parsed, ...(retryAfter === null ? {} : { retryAfter }) };
   } catch (err) {
     return { label, status: 0, body: undefined, failure: (err as Error).message };
   }

@@ -14,6 +14,14 @@ export interface RestartablePostgres {
   stop(): Promise<void>;
   /** Starts it again on the same port and data. */
   start(): Promise<void>;
+  /**
+   * Keeps the server up but refuses the `policyhub` database to every client (ALLOW_CONNECTIONS
+   * false) and terminates the open connections: what clients see as "not accepting connections"
+   * and "terminating connection due to administrator command".
+   */
+  refuseConnections(): Promise<void>;
+  /** Accepts connections to `policyhub` again. */
+  acceptConnections(): Promise<void>;
   /** Stops it and deletes its data. */
   destroy(): Promise<void>;
 }
@@ -33,16 +41,26 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
   const server = new PostgresCluster(postgresInstallation(), { dataDir: join(dir, 'data'), port, password });
   await server.initialise();
   await server.start();
-  const admin = new pg.Client({
-    connectionString: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-  });
-  await admin.connect();
-  await admin.query('CREATE DATABASE policyhub').finally(() => admin.end());
+  const asAdmin = async (sql: string) => {
+    const admin = new pg.Client({
+      connectionString: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    });
+    await admin.connect();
+    await admin.query(sql).finally(() => admin.end());
+  };
+  await asAdmin('CREATE DATABASE policyhub');
 
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/policyhub`,
     stop: () => server.stop(),
     start: () => server.start(),
+    async refuseConnections() {
+      await asAdmin(`ALTER DATABASE policyhub WITH ALLOW_CONNECTIONS false;
+        SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'policyhub'`);
+    },
+    async acceptConnections() {
+      await asAdmin('ALTER DATABASE policyhub WITH ALLOW_CONNECTIONS true');
+    },
     async destroy() {
       await server.stop().catch(() => {});
       rmSync(dir, { recursive: true, force: true });
