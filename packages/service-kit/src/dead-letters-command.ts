@@ -99,7 +99,12 @@ export async function runDeadLettersCommand(
         throw new UsageError(`unknown command ${command}`);
     }
   } catch (err) {
-    io.err(`dead-letters: ${(err as Error).message}`);
+    const missing = (err as { code?: string }).code === '42P01';
+    io.err(
+      missing
+        ? `dead-letters: no ${parsed.schema}.dead_letters in this database: is DATABASE_URL the ${parsed.schema} service's database?`
+        : `dead-letters: ${(err as Error).message}`,
+    );
     return 1;
   } finally {
     await db.close();

@@ -1,6 +1,6 @@
 import { contracts, decodeMessage } from '@policyhub/contracts';
 import { readMigrationsDir } from '@policyhub/db';
-import { InProcessTransport, TOPICS } from '@policyhub/events';
+import { eventMigrations, InProcessTransport, TOPICS } from '@policyhub/events';
 import {
   createClient,
   type Principal,
@@ -280,9 +280,9 @@ describe('admin-orgs against Postgres', () => {
       const { rows } = await c.query('SELECT name FROM admin_orgs.schema_migrations ORDER BY name');
       await c.end();
       const expected = [
-        '0000_create_event_tables',
+        ...eventMigrations.map((m) => m.name),
         ...readMigrationsDir(new URL('../migrations', import.meta.url).pathname).map((m) => m.name),
-      ];
+      ].sort();
       expect(rows.map((r) => r.name)).toEqual(expected);
     } finally {
       await other.drop();
