@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ClientCredential } from './internal-auth.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '@policyhub/permissions';
 
 export interface CallOptions {
   principal?: Principal | undefined;

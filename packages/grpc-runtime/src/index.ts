@@ -1,4 +1,5 @@
-export * from './principal.js';
+// The permission model lives in @policyhub/permissions (transport-free); re-exported for adapters.
+export * from '@policyhub/permissions';
 export * from './internal-auth.js';
 export * from './status.js';
 export * from './server.js';

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
-import { type Principal, principalFromJson, principalToJson } from './principal.js';
+import { type Principal, principalFromJson, principalToJson } from '@policyhub/permissions';
 
 /**
  * Internal call authentication (docs/adr/0009-internal-call-authentication.md).

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { AppError, isAppError, unavailable } from '@policyhub/errors';
 import { metrics } from '@policyhub/telemetry';
 import type { Caller, CallerKind, InternalAuth } from './internal-auth.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '@policyhub/permissions';
 import { readServiceError, toServiceError } from './status.js';
 
 export interface RpcContext {

@@ -11,7 +11,7 @@ import {
   parseWorkerTokens,
   workerCredential,
 } from '../src/internal-auth.js';
-import { type Principal, principalOf } from '../src/principal.js';
+import { type Principal, principalOf } from '@policyhub/permissions';
 import { bindServer, createGrpcServer, implement, shutdownServer, streaming } from '../src/server.js';
 
 const alice = principalOf({ userId: 'user-alice', username: 'alice', isSiteAdmin: false }, [

@@ -5,7 +5,7 @@ import {
   type Principal,
   canAccessOrganization,
   hasPermission,
-} from '@policyhub/grpc-runtime';
+} from '@policyhub/permissions';
 
 /** Organization, workspace and user names: letters, digits, `-` and `_`. */
 export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;

@@ -1,5 +1,5 @@
 import { notFound } from '@policyhub/errors';
-import { hasPermission, type Principal } from '@policyhub/grpc-runtime';
+import { hasPermission, type Principal } from '@policyhub/permissions';
 
 /**
  * Everything about policies and policy sets needs `manage-policies` in the organization. Not

@@ -1,5 +1,5 @@
 import { AppError, invalidAttribute, notFound } from '@policyhub/errors';
-import { type Permission, type Principal, hasPermission } from '@policyhub/grpc-runtime';
+import { type Permission, type Principal, hasPermission } from '@policyhub/permissions';
 
 /**
  * Who may do what with runs (DESIGN §5): reading runs, their events, comments and policy checks,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseSentinelConfig } from '../archives/sentinel-archive.js';
-import { sentinelPolicies } from './sentinel-config.js';
+import { parseSentinelConfig } from './sentinel-archive.js';
+import { sentinelPolicies } from '../domain/sentinel-config.js';
 
 describe('sentinel.hcl policy blocks', () => {
   it('reads names, sources and levels (advisory by default)', async () => {
