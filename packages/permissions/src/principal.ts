@@ -18,6 +18,12 @@ export interface Principal {
    * never a plain object: organization names are user data (`constructor`, `__proto__`, …).
    */
   memberships: ReadonlyMap<string, readonly string[]>;
+  /**
+   * organization name -> the organization's immutable id, for every membership. Data in other
+   * services records the id of the organization it was created in; a permission on a name only
+   * counts for rows of the organization that holds that name now (ADR 0019).
+   */
+  organizationIds?: ReadonlyMap<string, string>;
 }
 
 /** The JSON form of a principal (signed assertions, the Redis principal cache). */
@@ -26,6 +32,7 @@ export interface PrincipalJson {
   username: string;
   isSiteAdmin: boolean;
   memberships: Array<[string, string[]]>;
+  organizationIds?: Array<[string, string]>;
 }
 
 export function principalToJson(principal: Principal): PrincipalJson {
@@ -34,6 +41,7 @@ export function principalToJson(principal: Principal): PrincipalJson {
     username: principal.username,
     isSiteAdmin: principal.isSiteAdmin,
     memberships: [...principal.memberships].map(([org, perms]) => [org, [...perms]]),
+    organizationIds: [...(principal.organizationIds ?? [])],
   };
 }
 
@@ -50,26 +58,51 @@ export function principalFromJson(value: unknown): Principal | undefined {
     if (!entry[1].every((p: unknown) => typeof p === 'string')) return undefined;
     memberships.set(entry[0], entry[1] as string[]);
   }
-  return { userId: v.userId, username: v.username, isSiteAdmin: v.isSiteAdmin, memberships };
+  const organizationIds = new Map<string, string>();
+  if (v.organizationIds !== undefined) {
+    if (!Array.isArray(v.organizationIds)) return undefined;
+    for (const entry of v.organizationIds) {
+      if (!Array.isArray(entry) || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') return undefined;
+      organizationIds.set(entry[0], entry[1]);
+    }
+  }
+  return {
+    userId: v.userId,
+    username: v.username,
+    isSiteAdmin: v.isSiteAdmin,
+    memberships,
+    organizationIds,
+  };
 }
 
-/** Builds a principal from `organization -> permissions` pairs (tests, the identity service). */
+/**
+ * Builds a principal from `organization -> permissions` pairs and `organization -> id` pairs
+ * (tests, the identity service, the gateway).
+ */
 export function principalOf(
-  fields: Omit<Principal, 'memberships'>,
+  fields: Omit<Principal, 'memberships' | 'organizationIds'>,
   memberships: Iterable<readonly [string, readonly string[]]> = [],
+  organizationIds: Iterable<readonly [string, string]> = [],
 ): Principal {
-  return { ...fields, memberships: new Map(memberships) };
+  return { ...fields, memberships: new Map(memberships), organizationIds: new Map(organizationIds) };
 }
 
-/** Whether the principal may act with `permission` in `organization`. Site admins may do anything. */
+/**
+ * Whether the principal may act with `permission` in `organization`. Site admins may do anything.
+ * `organizationId` is the id recorded on the data being acted on: the permission counts only when
+ * the principal's organization of that name is that very organization (a re-created organization
+ * of the same name is another one). Data recorded before ids existed passes no id.
+ */
 export function hasPermission(
   principal: Principal | undefined,
   organization: string,
   permission: Permission,
+  organizationId?: string | null,
 ): boolean {
   if (!principal) return false;
   if (principal.isSiteAdmin) return true;
-  return principal.memberships.get(organization)?.includes(permission) ?? false;
+  if (!(principal.memberships.get(organization)?.includes(permission) ?? false)) return false;
+  return !organizationId || principal.organizationIds?.get(organization) === organizationId;
 }
 
 /** Whether the principal can see the organization at all (member of a team there, or site admin). */

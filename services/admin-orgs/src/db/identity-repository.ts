@@ -45,12 +45,17 @@ export class IdentityRepository {
     return rows[0];
   }
 
-  /** Organization -> permissions for every enabled organization the user is a member of. */
+  /** Organization -> its id and permissions for every enabled organization the user is a member of. */
   async memberships(
     userId: string,
-  ): Promise<Array<{ organization: string; permissions: string[]; is_owner: boolean }>> {
-    const { rows } = await this.db.query<{ organization: string; permissions: string[]; is_owner: boolean }>(
-      `SELECT t.organization,
+  ): Promise<Array<{ organization: string; organization_id: string; permissions: string[]; is_owner: boolean }>> {
+    const { rows } = await this.db.query<{
+      organization: string;
+      organization_id: string;
+      permissions: string[];
+      is_owner: boolean;
+    }>(
+      `SELECT t.organization, o.external_id AS organization_id,
               coalesce(array_agg(DISTINCT p) FILTER (WHERE p IS NOT NULL), '{}') AS permissions,
               bool_or(t.name = 'owners') AS is_owner
          FROM team_members m
@@ -58,7 +63,7 @@ export class IdentityRepository {
          JOIN organizations o ON o.name = t.organization AND NOT o.is_disabled
          LEFT JOIN LATERAL unnest(t.permissions) p ON true
         WHERE m.user_id = $1
-        GROUP BY t.organization`,
+        GROUP BY t.organization, o.external_id`,
       [userId],
     );
     return rows;

@@ -40,12 +40,18 @@ export interface ProjectRow {
 export interface WorkspaceRow {
   id: string;
   organization: string;
+  /** The organization's immutable id (selected by the reads other services call). */
+  organization_id?: string;
   project_id: string;
   name: string;
   description: string;
   created_at: string;
   updated_at: string;
 }
+
+/** A workspace with its organization's immutable id (what runs records with its runs). */
+const WORKSPACE_WITH_ORGANIZATION_ID = `w.*, o.external_id AS organization_id
+  FROM workspaces w JOIN organizations o ON o.name = w.organization`;
 
 /** Columns of an OrganizationRow selected from `organizations o` (also used by the admin repository). */
 export const ORG_COLUMNS = `o.*, coalesce((SELECT array_agg(m.user_id ORDER BY m.user_id) FROM teams t
@@ -111,9 +117,13 @@ export class TenancyRepository {
     );
   }
 
-  async deleteOrganization(name: string): Promise<boolean> {
-    const { rowCount } = await this.db.query('DELETE FROM organizations WHERE name = $1', [name]);
-    return (rowCount ?? 0) > 0;
+  /** Deletes the organization; its immutable id, or undefined when there was none. */
+  async deleteOrganization(name: string): Promise<string | undefined> {
+    const { rows } = await this.db.query<{ external_id: string }>(
+      'DELETE FROM organizations WHERE name = $1 RETURNING external_id',
+      [name],
+    );
+    return rows[0]?.external_id;
   }
 
   // ------------------------------------------------------------ teams
@@ -211,13 +221,18 @@ export class TenancyRepository {
   // ------------------------------------------------------------ workspaces
 
   async getWorkspace(id: string): Promise<WorkspaceRow | undefined> {
-    const { rows } = await this.db.query<WorkspaceRow>('SELECT * FROM workspaces WHERE id = $1', [id]);
+    const { rows } = await this.db.query<WorkspaceRow>(`SELECT ${WORKSPACE_WITH_ORGANIZATION_ID} WHERE w.id = $1`, [
+      id,
+    ]);
     return rows[0];
   }
 
   async getWorkspaces(ids: string[]): Promise<WorkspaceRow[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.db.query<WorkspaceRow>('SELECT * FROM workspaces WHERE id = ANY($1)', [ids]);
+    const { rows } = await this.db.query<WorkspaceRow>(
+      `SELECT ${WORKSPACE_WITH_ORGANIZATION_ID} WHERE w.id = ANY($1)`,
+      [ids],
+    );
     return rows;
   }
 

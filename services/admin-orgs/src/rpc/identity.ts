@@ -16,10 +16,18 @@ export async function principalForToken(db: Db, token: string): Promise<Principa
   const user = token ? await repo.findUserByToken(token) : undefined;
   if (!user) throw unauthenticated();
   const memberships = new Map<string, readonly string[]>();
+  const organizationIds = new Map<string, string>();
   for (const m of await repo.memberships(user.id)) {
     memberships.set(m.organization, m.is_owner ? [...m.permissions, OWNER] : m.permissions);
+    organizationIds.set(m.organization, m.organization_id);
   }
-  return { userId: user.id, username: user.username, isSiteAdmin: user.is_site_admin, memberships };
+  return {
+    userId: user.id,
+    username: user.username,
+    isSiteAdmin: user.is_site_admin,
+    memberships,
+    organizationIds,
+  };
 }
 
 /** Tokens are managed by their user and by site admins; to everyone else they do not exist. */
@@ -47,6 +55,7 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
         memberships: [...p.memberships].map(([organization, permissions]) => ({
           organization,
           permissions: [...permissions],
+          organizationId: p.organizationIds?.get(organization) ?? '',
         })),
       };
     },

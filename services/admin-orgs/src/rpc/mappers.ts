@@ -61,6 +61,7 @@ export const toProject = (r: ProjectRow): adminorgsV1.Project => ({
 export const toWorkspace = (r: WorkspaceRow): adminorgsV1.Workspace => ({
   id: r.id,
   organization: r.organization,
+  organizationId: r.organization_id ?? '',
   projectId: r.project_id,
   name: r.name,
   description: r.description,

@@ -150,9 +150,10 @@ export async function deleteOrganization(db: Db, name: string): Promise<boolean>
     // Producers that list this organization as a registry consumer lose it (FK cascade); tell them too.
     const sharing = new AdminOrganizationRepository(tx);
     const producers = await sharing.producersOfDeleted(name);
-    const deleted = await new TenancyRepository(tx).deleteOrganization(name);
-    if (!deleted) return false;
-    await enqueueEvent(tx, TOPICS.organizationDeleted, name, { organization: name });
+    const organizationId = await new TenancyRepository(tx).deleteOrganization(name);
+    if (organizationId === undefined) return false;
+    // Keyed by the id: consumers delete what was recorded with it, whoever holds the name by then.
+    await enqueueEvent(tx, TOPICS.organizationDeleted, organizationId, { organization: name, organizationId });
     for (const state of await sharing.sharingStates(producers)) await enqueueSharingChanged(tx, state);
     return true;
   });

@@ -61,6 +61,7 @@ export function registerAuthentication(
     const principal = principalOf(
       { userId: p.userId, username: p.username, isSiteAdmin: p.isSiteAdmin },
       p.memberships.map((m) => [m.organization, m.permissions] as const),
+      p.memberships.map((m) => [m.organization, m.organizationId] as const),
     );
     await cache.set(tokenHash, principal);
     request.principal = principal;

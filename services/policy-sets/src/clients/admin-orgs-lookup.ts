@@ -5,6 +5,8 @@ import type { PolicySetsClients } from './index.js';
 
 export interface OrganizationFacts {
   name: string;
+  /** The organization's immutable id (admin-orgs' external id). */
+  id: string;
   isFreeTier: boolean;
 }
 
@@ -18,7 +20,7 @@ export class AdminOrgsLookup {
 
   async organization(principal: Principal | undefined, name: string): Promise<OrganizationFacts> {
     const org = await this.clients.organizations.GetOrganization({ name }, { principal }).catch(asAppError);
-    return { name: org.name, isFreeTier: org.isFreeTier };
+    return { name: org.name, id: org.externalId, isFreeTier: org.isFreeTier };
   }
 
   /**

@@ -38,8 +38,14 @@ export function startAdminOrgsDeletionsConsumer({
       {
         topic: TOPICS.organizationDeleted,
         handle: async (event: ConsumedEvent<adminorgsV1.OrganizationDeleted__Output>, tx) => {
-          await new PolicySetRepository(tx).deleteOrganization(event.payload.organization);
-          await new PolicyRepository(tx).deleteOrganization(event.payload.organization);
+          // By id: the name may already belong to a new organization whose data must stay. Events
+          // written before ids existed carry none and reach only rows without an id.
+          const organization = {
+            name: event.payload.organization,
+            id: event.payload.organizationId || null,
+          };
+          await new PolicySetRepository(tx).deleteOrganization(organization);
+          await new PolicyRepository(tx).deleteOrganization(organization);
         },
       },
     ],

@@ -1,5 +1,6 @@
 import type { Queryable } from '@policyhub/db';
 import type { EnforcementLevel, Kind } from '../domain/vocabulary.js';
+import { inOrganization, type OrganizationRef } from './organization-scope.js';
 
 export interface ApplicableSetRow {
   id: string;
@@ -21,7 +22,7 @@ export interface ApplicablePolicyRow {
 }
 
 export interface ApplicableQuery {
-  organization: string;
+  organization: OrganizationRef;
   workspaceId: string;
   projectId: string;
   kind: string;
@@ -41,7 +42,7 @@ export async function findApplicablePolicySets(
             v.object_key AS current_version_object_key, ps.policies_path
        FROM policy_sets ps
        LEFT JOIN policy_set_versions v ON v.id = ps.current_version_id
-      WHERE ps.organization = $1
+      WHERE ${inOrganization('ps', 1, 5)}
         AND ($4 = '' OR ps.kind = $4)
         AND (ps.global
              OR EXISTS (SELECT 1 FROM policy_set_workspaces w WHERE w.policy_set_id = ps.id AND w.workspace_id = $2)
@@ -50,7 +51,7 @@ export async function findApplicablePolicySets(
         AND NOT EXISTS (SELECT 1 FROM policy_set_workspace_exclusions x
                          WHERE x.policy_set_id = ps.id AND x.workspace_id = $2)
       ORDER BY ps.created_at, ps.id`,
-    [q.organization, q.workspaceId, q.projectId, q.kind],
+    [q.organization.id, q.workspaceId, q.projectId, q.kind, q.organization.name],
   );
   if (sets.length === 0) return { sets, policies: [] };
   const { rows: policies } = await db.query<ApplicablePolicyRow>(

@@ -2,10 +2,13 @@ import type { Queryable } from '@policyhub/db';
 import type { PolicyFields } from '../domain/policy-rules.js';
 import type { Kind } from '../domain/vocabulary.js';
 import { escapeLike } from './escape-like.js';
+import { inOrganization, type OrganizationRef } from './organization-scope.js';
 
 export interface PolicyRow {
   id: string;
   organization: string;
+  /** Null for rows recorded before organization ids existed. */
+  organization_id: string | null;
   name: string;
   description: string | null;
   kind: Kind;
@@ -19,7 +22,7 @@ export interface PolicyRow {
 }
 
 // The sets holding each policy come from the same statement (one subquery per row, no query per policy).
-const COLUMNS = `p.id, p.organization, p.name, p.description, p.kind, p.query, p.enforcement_level, p.enforce_path,
+const COLUMNS = `p.id, p.organization, p.organization_id, p.name, p.description, p.kind, p.query, p.enforcement_level, p.enforce_path,
   p.code IS NOT NULL AS has_code, p.created_at, p.updated_at,
   ARRAY(SELECT r.policy_set_id FROM policy_set_policies r WHERE r.policy_id = p.id ORDER BY r.position) AS policy_set_ids`;
 
@@ -52,20 +55,21 @@ export class PolicyRepository {
   }
 
   /** Kinds of the given ids that exist in the organization (the rest are unknown there). */
-  async kindsIn(organization: string, ids: readonly string[]): Promise<Map<string, Kind>> {
+  async kindsIn(organization: OrganizationRef, ids: readonly string[]): Promise<Map<string, Kind>> {
     if (ids.length === 0) return new Map();
     const { rows } = await this.db.query<{ id: string; kind: Kind }>(
-      'SELECT id, kind FROM policies WHERE organization = $1 AND id = ANY($2)',
-      [organization, ids],
+      `SELECT id, kind FROM policies WHERE ${inOrganization('', 1, 3)} AND id = ANY($2)`,
+      [organization.id, ids, organization.name],
     );
     return new Map(rows.map((r) => [r.id, r.kind]));
   }
 
-  async insert(id: string, organization: string, f: PolicyFields): Promise<void> {
+  async insert(id: string, organization: OrganizationRef, f: PolicyFields): Promise<void> {
     await this.db.query(
-      `INSERT INTO policies (id, organization, name, description, kind, query, enforcement_level, enforce_path)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [id, organization, f.name, f.description, f.kind, f.query, f.enforcementLevel, f.enforcePath],
+      `INSERT INTO policies (id, organization, organization_id, name, description, kind, query, enforcement_level,
+                             enforce_path)
+       VALUES ($1, $2, $9, $3, $4, $5, $6, $7, $8)`,
+      [id, organization.name, f.name, f.description, f.kind, f.query, f.enforcementLevel, f.enforcePath, organization.id],
     );
   }
 
@@ -77,21 +81,26 @@ export class PolicyRepository {
     );
   }
 
-  async list(organization: string, filter: { search: string; kind: string }, limit: number, offset: number) {
+  async list(
+    organization: OrganizationRef,
+    filter: { search: string; kind: string },
+    limit: number,
+    offset: number,
+  ) {
     const { rows } = await this.db.query<PolicyRow & { total: number }>(
       `SELECT ${COLUMNS}, page.total FROM (
          SELECT id, count(*) OVER () AS total FROM policies
-          WHERE organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)
+          WHERE ${inOrganization('', 1, 6)} AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)
           ORDER BY created_at, id LIMIT $4 OFFSET $5
        ) page JOIN policies p ON p.id = page.id
        ORDER BY p.created_at, p.id`,
-      [organization, escapeLike(filter.search), filter.kind, limit, offset],
+      [organization.id, escapeLike(filter.search), filter.kind, limit, offset, organization.name],
     );
     if (rows.length > 0) return { rows, total: rows[0]!.total };
     const { rows: count } = await this.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM policies
-        WHERE organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)`,
-      [organization, escapeLike(filter.search), filter.kind],
+        WHERE ${inOrganization('', 1, 4)} AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)`,
+      [organization.id, escapeLike(filter.search), filter.kind, organization.name],
     );
     return { rows, total: count[0]?.n ?? 0 };
   }
@@ -112,7 +121,11 @@ export class PolicyRepository {
     return rows[0] ? (rows[0].code ?? Buffer.alloc(0)) : undefined;
   }
 
-  async deleteOrganization(organization: string): Promise<void> {
-    await this.db.query('DELETE FROM policies WHERE organization = $1', [organization]);
+  /** Policies of a deleted organization: those recorded with its id (and unkeyed ones of its name). */
+  async deleteOrganization(organization: OrganizationRef): Promise<void> {
+    await this.db.query(`DELETE FROM policies WHERE ${inOrganization('', 1, 2)}`, [
+      organization.id,
+      organization.name,
+    ]);
   }
 }

@@ -3,10 +3,13 @@ import type { PolicySetFields } from '../domain/policy-set-rules.js';
 import type { VcsRepo } from '../domain/vcs-repo.js';
 import type { Kind } from '../domain/vocabulary.js';
 import { escapeLike } from './escape-like.js';
+import { inOrganization, type OrganizationRef } from './organization-scope.js';
 
 export interface PolicySetRow {
   id: string;
   organization: string;
+  /** Null for rows recorded before organization ids existed. */
+  organization_id: string | null;
   name: string;
   description: string | null;
   global: boolean;
@@ -52,7 +55,7 @@ const ids = (name: RelationshipName) => {
 
 // Linkage of every relationship comes from the same statement as the set (a subquery per row,
 // never a query per set), so a page of sets costs one query whatever its size.
-const COLUMNS = `ps.id, ps.organization, ps.name, ps.description, ps.global, ps.kind, ps.overridable,
+const COLUMNS = `ps.id, ps.organization, ps.organization_id, ps.name, ps.description, ps.global, ps.kind, ps.overridable,
   ps.agent_enabled, ps.policy_tool_version, ps.policies_path, ps.vcs_repo,
   (ps.versioned OR ps.vcs_repo IS NOT NULL) AS versioned, ps.current_version_id, ps.newest_version_id,
   ps.created_at, ps.updated_at,
@@ -65,7 +68,7 @@ export interface PolicySetFilter {
   versioned: boolean | null;
 }
 
-const FILTER = `organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)
+const FILTER = `${inOrganization('', 1, 7)} AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)
   AND ($4::boolean IS NULL OR (versioned OR vcs_repo IS NOT NULL) = $4)`;
 
 const storedVcsRepo = (v: VcsRepo | null): StoredVcsRepo | null =>
@@ -119,8 +122,8 @@ export class PolicySetRepository {
     return rows;
   }
 
-  async list(organization: string, filter: PolicySetFilter, limit: number, offset: number) {
-    const params = [organization, escapeLike(filter.search), filter.kind, filter.versioned];
+  async list(organization: OrganizationRef, filter: PolicySetFilter, limit: number, offset: number) {
+    const params = [organization.id, escapeLike(filter.search), filter.kind, filter.versioned];
     // Page first, then the linkage of just that page.
     const { rows } = await this.db.query<PolicySetRow & { total: number }>(
       `SELECT ${COLUMNS}, page.total FROM (
@@ -128,39 +131,40 @@ export class PolicySetRepository {
           ORDER BY created_at, id LIMIT $5 OFFSET $6
        ) page JOIN policy_sets ps ON ps.id = page.id
        ORDER BY ps.created_at, ps.id`,
-      [...params, limit, offset],
+      [...params, limit, offset, organization.name],
     );
     if (rows.length > 0) return { rows, total: rows[0]!.total };
     const { rows: count } = await this.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM policy_sets WHERE ${FILTER}`,
-      params,
+      `SELECT count(*)::int AS n FROM policy_sets WHERE ${FILTER.replace('$7', '$5')}`,
+      [...params, organization.name],
     );
     return { rows, total: count[0]?.n ?? 0 };
   }
 
-  async countInOrganization(organization: string): Promise<number> {
+  async countInOrganization(organization: OrganizationRef): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM policy_sets WHERE organization = $1',
-      [organization],
+      `SELECT count(*)::int AS n FROM policy_sets WHERE ${inOrganization('', 1, 2)}`,
+      [organization.id, organization.name],
     );
     return rows[0]?.n ?? 0;
   }
 
   /** Serialises writers that check an organization-wide limit (the free tier's one set). */
-  async lockOrganization(organization: string): Promise<void> {
+  async lockOrganization(organization: OrganizationRef): Promise<void> {
     await this.db.query(`SELECT pg_advisory_xact_lock(hashtextextended('policy_sets:' || $1, 0))`, [
-      organization,
+      organization.id,
     ]);
   }
 
-  async insert(id: string, organization: string, f: PolicySetFields): Promise<void> {
+  async insert(id: string, organization: OrganizationRef, f: PolicySetFields): Promise<void> {
     await this.db.query(
-      `INSERT INTO policy_sets (id, organization, name, description, global, kind, overridable, agent_enabled,
-                                policy_tool_version, policies_path, vcs_repo)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO policy_sets (id, organization, organization_id, name, description, global, kind, overridable,
+                                agent_enabled, policy_tool_version, policies_path, vcs_repo)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         id,
-        organization,
+        organization.name,
+        organization.id,
         f.name,
         f.description,
         f.global,
@@ -244,7 +248,10 @@ export class PolicySetRepository {
   }
 
   /** Sets of a deleted organization; their versions and relationships go with them (cascade). */
-  async deleteOrganization(organization: string): Promise<void> {
-    await this.db.query('DELETE FROM policy_sets WHERE organization = $1', [organization]);
+  async deleteOrganization(organization: OrganizationRef): Promise<void> {
+    await this.db.query(`DELETE FROM policy_sets WHERE ${inOrganization('', 1, 2)}`, [
+      organization.id,
+      organization.name,
+    ]);
   }
 }

@@ -6,6 +6,7 @@ export interface VersionRow {
   id: string;
   policy_set_id: string;
   organization: string;
+  organization_id: string | null;
   source: string;
   status: VersionStatus;
   pending_at: string;
@@ -24,13 +25,14 @@ export interface VersionRow {
 export interface SetForVersions {
   id: string;
   organization: string;
+  organization_id: string | null;
   kind: Kind;
   policies_path: string | null;
   has_vcs_repo: boolean;
   has_policies: boolean;
 }
 
-const COLUMNS = `id, policy_set_id, organization, source, status, pending_at, ready_at, errored_at, error,
+const COLUMNS = `id, policy_set_id, organization, organization_id, source, status, pending_at, ready_at, errored_at, error,
   error_message, upload_token, upload_expires_at, object_key, created_at, updated_at`;
 
 export class VersionRepository {
@@ -39,7 +41,7 @@ export class VersionRepository {
   /** The set's facts; `forUpdate` locks its row so they cannot change until the transaction ends. */
   async getSet(id: string, options: { forUpdate?: boolean } = {}): Promise<SetForVersions | undefined> {
     const { rows } = await this.db.query<SetForVersions>(
-      `SELECT ps.id, ps.organization, ps.kind, ps.policies_path, ps.vcs_repo IS NOT NULL AS has_vcs_repo,
+      `SELECT ps.id, ps.organization, ps.organization_id, ps.kind, ps.policies_path, ps.vcs_repo IS NOT NULL AS has_vcs_repo,
               EXISTS (SELECT 1 FROM policy_set_policies p WHERE p.policy_set_id = ps.id) AS has_policies
          FROM policy_sets ps WHERE ps.id = $1 ${options.forUpdate ? 'FOR UPDATE OF ps' : ''}`,
       [id],
@@ -51,6 +53,7 @@ export class VersionRepository {
     id: string;
     policySetId: string;
     organization: string;
+    organizationId: string | null;
     source: string;
     uploadToken: string;
     uploadExpiresAt: string;
@@ -58,10 +61,11 @@ export class VersionRepository {
   }): Promise<VersionRow> {
     const { rows } = await this.db.query<VersionRow>(
       `INSERT INTO policy_set_versions
-         (id, policy_set_id, organization, source, status, pending_at, upload_token, upload_expires_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, 'pending', $7, $5, $6, $7, $7)
+         (id, policy_set_id, organization, organization_id, source, status, pending_at, upload_token, upload_expires_at,
+          created_at, updated_at)
+       VALUES ($1, $2, $3, $8, $4, 'pending', $7, $5, $6, $7, $7)
        RETURNING ${COLUMNS}`,
-      [v.id, v.policySetId, v.organization, v.source, v.uploadToken, v.uploadExpiresAt, v.createdAt],
+      [v.id, v.policySetId, v.organization, v.source, v.uploadToken, v.uploadExpiresAt, v.createdAt, v.organizationId],
     );
     return rows[0]!;
   }

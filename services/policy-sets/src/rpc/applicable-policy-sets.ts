@@ -14,7 +14,7 @@ export function applicablePolicySetHandlers({
   return {
     async GetApplicablePolicySets(req) {
       const { sets, policies } = await findApplicablePolicySets(db, {
-        organization: req.organization,
+        organization: { name: req.organization, id: req.organizationId || null },
         workspaceId: req.workspaceId,
         projectId: req.projectId,
         kind: req.kind,

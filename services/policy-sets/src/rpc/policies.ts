@@ -3,6 +3,7 @@ import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound, tooLarge } from '@policyhub/errors';
 import type { Handlers, Principal } from '@policyhub/grpc-runtime';
 import { AdminOrgsLookup } from '../clients/admin-orgs-lookup.js';
+import type { OrganizationRef } from '../db/organization-scope.js';
 import { PolicyRepository, toPolicyFields } from '../db/policy-repository.js';
 import type { PolicySetsDeps } from '../deps.js';
 import { canManagePolicies, requireManagePolicies } from '../domain/access.js';
@@ -14,16 +15,19 @@ const nameTaken = () =>
   invalidAttribute('POLICY_SETS_POLICY_NAME_TAKEN', '/data/attributes/name', 'Name has already been taken');
 
 /**
- * Site admins pass every permission check, so for them an unknown organization must be looked
- * up to answer 404; a member's permission already proves the organization exists.
+ * The organization of that name as the caller may manage it, with its immutable id. A member's
+ * principal carries the id of the organization that holds the name (and proves it exists); site
+ * admins pass every permission check, so for them the organization is looked up (404 if unknown).
  */
 export async function requireOrganization(
   lookup: AdminOrgsLookup,
   principal: Principal | undefined,
   organization: string,
-) {
+): Promise<OrganizationRef> {
   requireManagePolicies(principal, organization);
-  if (principal?.isSiteAdmin) await lookup.organization(principal, organization);
+  const id = principal?.isSiteAdmin ? undefined : principal?.organizationIds?.get(organization);
+  if (id) return { name: organization, id };
+  return { name: organization, id: (await lookup.organization(principal, organization)).id };
 }
 
 export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policysetsV1.PoliciesHandlers> {
@@ -31,17 +35,17 @@ export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policy
   const lookup = new AdminOrgsLookup(clients);
   const visiblePolicy = async (principal: Principal | undefined, id: string) => {
     const policy = await repo.get(id);
-    if (!policy || !canManagePolicies(principal, policy.organization)) throw notFound();
+    if (!policy || !canManagePolicies(principal, policy.organization, policy.organization_id)) throw notFound();
     return policy;
   };
 
   return {
     async CreatePolicy(req, { principal }) {
-      await requireOrganization(lookup, principal, req.organization);
+      const organization = await requireOrganization(lookup, principal, req.organization);
       const fields = resolveNewPolicy(req);
       const id = newId('pol');
       try {
-        await repo.insert(id, req.organization, fields);
+        await repo.insert(id, organization, fields);
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken();
         throw err;
@@ -54,11 +58,11 @@ export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policy
     },
 
     async ListPolicies(req, { principal }) {
-      await requireOrganization(lookup, principal, req.organization);
+      const organization = await requireOrganization(lookup, principal, req.organization);
       checkKindFilter(req.kind);
       const w = pageWindow(req.page);
       const { rows, total } = await repo.list(
-        req.organization,
+        organization,
         { search: req.searchName, kind: req.kind },
         w.size,
         w.offset,
@@ -104,7 +108,11 @@ export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policy
 
     async BatchGetPolicies(req, { principal }) {
       const rows = await repo.getMany(req.ids);
-      return { policies: rows.filter((r) => canManagePolicies(principal, r.organization)).map(toPolicy) };
+      return {
+        policies: rows
+          .filter((r) => canManagePolicies(principal, r.organization, r.organization_id))
+          .map(toPolicy),
+      };
     },
   };
 }

@@ -1,3 +1,4 @@
+import { organizationOfRow } from '../db/organization-scope.js';
 import type { policysetsV1 } from '@policyhub/contracts';
 import type { Queryable } from '@policyhub/db';
 import { invalidAttribute, unprocessable } from '@policyhub/errors';
@@ -120,7 +121,7 @@ export function policySetRelationshipHandlers({ db, clients }: PolicySetsDeps): 
         isFreeTier: (await lookup.organization(principal, set.organization)).isFreeTier,
       }),
       check: async (tx, set, ids, facts) => {
-        await checkPolicyReferences(tx, set.organization, set.kind, ids, '/data');
+        await checkPolicyReferences(tx, organizationOfRow(set), set.kind, ids, '/data');
         if (facts?.isFreeTier) checkFreeTierPolicyCount(new Set([...set.policy_ids, ...ids]).size, '/data');
       },
     }),

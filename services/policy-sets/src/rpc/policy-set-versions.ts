@@ -73,7 +73,7 @@ export function policySetVersionHandlers({
 
   const visibleSet = async (principal: Parameters<typeof canManagePolicies>[0], id: string) => {
     const set = await repo.getSet(id);
-    if (!set || !canManagePolicies(principal, set.organization)) throw notFound();
+    if (!set || !canManagePolicies(principal, set.organization, set.organization_id)) throw notFound();
     return set;
   };
 
@@ -89,6 +89,7 @@ export function policySetVersionHandlers({
       const session = await clients.storage
         .CreateUploadSession({
           organization: set.organization,
+          organizationId: set.organization_id ?? '',
           ownerKind: UPLOAD_OWNER_KIND,
           ownerId: id,
           ownerParentId: set.id,
@@ -108,6 +109,7 @@ export function policySetVersionHandlers({
           id,
           policySetId: set.id,
           organization: set.organization,
+          organizationId: set.organization_id,
           source: API_VERSION_SOURCE,
           uploadToken: session.token,
           uploadExpiresAt: session.expiresAt,
@@ -121,7 +123,8 @@ export function policySetVersionHandlers({
 
     async GetPolicySetVersion(req, { principal }) {
       const version = await repo.get(req.id);
-      if (!version || !canManagePolicies(principal, version.organization)) throw notFound();
+      if (!version || !canManagePolicies(principal, version.organization, version.organization_id))
+        throw notFound();
       return toPolicySetVersion(version);
     },
 
@@ -138,7 +141,7 @@ export function policySetVersionHandlers({
       const now = new Date();
       return {
         versions: rows
-          .filter((r) => !principal || canManagePolicies(principal, r.organization))
+          .filter((r) => !principal || canManagePolicies(principal, r.organization, r.organization_id))
           .map((r) => toPolicySetVersion(r, now)),
       };
     },

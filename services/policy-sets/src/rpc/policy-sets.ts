@@ -5,6 +5,7 @@ import { enqueueEvent, TOPICS } from '@policyhub/events';
 import type { Handlers } from '@policyhub/grpc-runtime';
 import { AdminOrgsLookup } from '../clients/admin-orgs-lookup.js';
 import { isForeignKeyViolation } from '../db/foreign-key.js';
+import { type OrganizationRef, organizationOfRow } from '../db/organization-scope.js';
 import {
   PolicySetRepository,
   type RelationshipName,
@@ -52,6 +53,9 @@ export function policySetHandlers({ db, relay, clients }: PolicySetsDeps): CrudH
     async CreatePolicySet(req, { principal }) {
       requireManagePolicies(principal, req.organization);
       const org = await lookup.organization(principal, req.organization);
+      // The id admin-orgs reports now; a member's principal must name the same organization.
+      const organization: OrganizationRef = { name: req.organization, id: org.id };
+      if (!canManagePolicies(principal, req.organization, org.id)) throw notFound();
       const refs = referencedIds(req);
       const fields = resolveNewPolicySet(createInput(req), {
         policyCount: refs.policies?.length ?? 0,
@@ -68,17 +72,17 @@ export function policySetHandlers({ db, relay, clients }: PolicySetsDeps): CrudH
         await db.transaction(async (tx) => {
           const r = new PolicySetRepository(tx);
           if (org.isFreeTier) {
-            await r.lockOrganization(req.organization);
-            checkFreeTierSetCount(await r.countInOrganization(req.organization));
+            await r.lockOrganization(organization);
+            checkFreeTierSetCount(await r.countInOrganization(organization));
           }
           await checkPolicyReferences(
             tx,
-            req.organization,
+            organization,
             fields.kind,
             refs.policies,
             bodyRelationshipPointer('policies'),
           );
-          await r.insert(id, req.organization, fields);
+          await r.insert(id, organization, fields);
           for (const name of RELATIONSHIP_ORDER) await r.addMembers(id, name, refs[name] ?? []);
         });
       } catch (err) {
@@ -94,11 +98,11 @@ export function policySetHandlers({ db, relay, clients }: PolicySetsDeps): CrudH
     },
 
     async ListPolicySets(req, { principal }) {
-      await requireOrganization(lookup, principal, req.organization);
+      const organization = await requireOrganization(lookup, principal, req.organization);
       checkKindFilter(req.kind);
       const w = pageWindow(req.page);
       const { rows, total } = await repo.list(
-        req.organization,
+        organization,
         { search: req.searchName, kind: req.kind, versioned: req.versioned ?? null },
         w.size,
         w.offset,
@@ -134,7 +138,7 @@ export function policySetHandlers({ db, relay, clients }: PolicySetsDeps): CrudH
           const fields = resolve(locked);
           await checkPolicyReferences(
             tx,
-            locked.organization,
+            organizationOfRow(locked),
             fields.kind,
             refs.policies,
             bodyRelationshipPointer('policies'),
@@ -172,7 +176,9 @@ export function policySetHandlers({ db, relay, clients }: PolicySetsDeps): CrudH
     async BatchGetPolicySets(req, { principal }) {
       const rows = await repo.getMany(req.ids);
       return {
-        policySets: rows.filter((r) => canManagePolicies(principal, r.organization)).map(toPolicySet),
+        policySets: rows
+          .filter((r) => canManagePolicies(principal, r.organization, r.organization_id))
+          .map(toPolicySet),
       };
     },
   };

@@ -1,5 +1,6 @@
 import type { Queryable } from '@policyhub/db';
 import type { AdminOrgsLookup } from '../clients/admin-orgs-lookup.js';
+import type { OrganizationRef } from '../db/organization-scope.js';
 import { PolicyRepository } from '../db/policy-repository.js';
 import { requireAllFound, requireSameKind } from '../domain/references.js';
 import type { Kind } from '../domain/vocabulary.js';
@@ -43,7 +44,7 @@ export async function checkTenancyReferences(
 /** Policies must exist in the set's organization and be of the set's kind (one query). */
 export async function checkPolicyReferences(
   db: Queryable,
-  organization: string,
+  organization: OrganizationRef,
   setKind: Kind,
   policyIds: readonly string[] | undefined,
   pointer: string,

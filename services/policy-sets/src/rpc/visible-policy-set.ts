@@ -11,6 +11,6 @@ export async function visiblePolicySet(
   options: { forUpdate?: boolean } = {},
 ): Promise<PolicySetRow> {
   const set = await repo.get(id, options);
-  if (!set || !canManagePolicies(principal, set.organization)) throw notFound();
+  if (!set || !canManagePolicies(principal, set.organization, set.organization_id)) throw notFound();
   return set;
 }

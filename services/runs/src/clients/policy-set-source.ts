@@ -20,6 +20,7 @@ export function grpcPolicySetSource(
       try {
         res = await client.GetApplicablePolicySets({
           organization: workspace.organization,
+          organizationId: workspace.organizationId,
           workspaceId: workspace.id,
           projectId: workspace.projectId,
           kind: 'kind_a',

@@ -14,7 +14,12 @@ export function grpcWorkspaceDirectory(
     async getWorkspace(id: string): Promise<WorkspaceInfo | undefined> {
       try {
         const ws = await client.GetWorkspace({ id });
-        return { id: ws.id, organization: ws.organization, projectId: ws.projectId };
+        return {
+          id: ws.id,
+          organization: ws.organization,
+          organizationId: ws.organizationId,
+          projectId: ws.projectId,
+        };
       } catch (err) {
         if (readServiceError(err).status === grpc.status.NOT_FOUND) return undefined;
         return dependencyFailure('admin-orgs', err);

@@ -4,6 +4,7 @@ import { type EventTransport, startConsumer, type Subscription, TOPICS } from '@
 import type { Logger } from '@policyhub/telemetry';
 import { ConfigurationVersionRepository } from '../db/configuration-version-repository.js';
 import { ObjectDeletionRepository } from '../db/object-deletion-repository.js';
+import type { OrganizationRef } from '../db/organization-scope.js';
 import { RunRepository } from '../db/run-repository.js';
 import { runObjectPrefix } from '../domain/ports.js';
 
@@ -20,9 +21,17 @@ export function startDeletionConsumer(options: {
   logger: Logger;
   onObjectsOrphaned: () => void;
 }): Promise<Subscription> {
-  const removeRuns = async (tx: Queryable, column: 'workspace_id' | 'organization', value: string) => {
-    const deleted = await new RunRepository(tx).deleteWhere(column, value);
-    await new ConfigurationVersionRepository(tx).deleteWhere(column, value);
+  const removeRuns = async (tx: Queryable, scope: { workspaceId: string } | { organization: OrganizationRef }) => {
+    const runs = new RunRepository(tx);
+    const versions = new ConfigurationVersionRepository(tx);
+    let deleted: Array<{ id: string; organization: string }>;
+    if ('workspaceId' in scope) {
+      deleted = await runs.deleteInWorkspace(scope.workspaceId);
+      await versions.deleteInWorkspace(scope.workspaceId);
+    } else {
+      deleted = await runs.deleteInOrganization(scope.organization);
+      await versions.deleteInOrganization(scope.organization);
+    }
     await new ObjectDeletionRepository(tx).enqueue(deleted.map((r) => runObjectPrefix(r.organization, r.id)));
     if (deleted.length > 0) options.onObjectsOrphaned();
   };
@@ -35,12 +44,15 @@ export function startDeletionConsumer(options: {
       {
         topic: TOPICS.workspaceDeleted,
         handle: (event: { payload: adminorgsV1.WorkspaceDeleted__Output }, tx) =>
-          removeRuns(tx, 'workspace_id', event.payload.workspaceId),
+          removeRuns(tx, { workspaceId: event.payload.workspaceId }),
       },
       {
         topic: TOPICS.organizationDeleted,
         handle: (event: { payload: adminorgsV1.OrganizationDeleted__Output }, tx) =>
-          removeRuns(tx, 'organization', event.payload.organization),
+          // By id: the name may belong to a new organization by now, whose runs stay.
+          removeRuns(tx, {
+            organization: { name: event.payload.organization, id: event.payload.organizationId || null },
+          }),
       },
     ],
   });

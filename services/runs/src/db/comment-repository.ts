@@ -10,9 +10,10 @@ export interface CommentRow {
   created_at: string;
   /** The run's organization, for authorization. */
   organization: string;
+  organization_id: string | null;
 }
 
-const SELECT = `SELECT m.*, r.organization FROM comments m JOIN runs r ON r.id = m.run_id`;
+const SELECT = `SELECT m.*, r.organization, r.organization_id FROM comments m JOIN runs r ON r.id = m.run_id`;
 
 export class CommentRepository {
   constructor(private readonly db: Queryable) {}
@@ -39,7 +40,7 @@ export class CommentRepository {
   listByRun(runId: string, limit: number, offset: number): Promise<{ rows: CommentRow[]; total: number }> {
     return pageWithTotal<CommentRow>(
       this.db,
-      `SELECT m.*, r.organization, count(*) OVER () AS total FROM comments m JOIN runs r ON r.id = m.run_id
+      `SELECT m.*, r.organization, r.organization_id, count(*) OVER () AS total FROM comments m JOIN runs r ON r.id = m.run_id
         WHERE m.run_id = $1 ORDER BY m.created_at, m.id LIMIT $2 OFFSET $3`,
       [runId, limit, offset],
       'SELECT count(*)::int AS n FROM comments WHERE run_id = $1',

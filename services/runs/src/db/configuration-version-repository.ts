@@ -1,9 +1,12 @@
 import type { Queryable } from '@policyhub/db';
+import { IN_ORGANIZATION, type OrganizationRef } from './organization-scope.js';
 import { pageWithTotal } from './paging.js';
 
 export interface ConfigurationVersionRow {
   id: string;
   organization: string;
+  /** The organization's immutable id; null for versions recorded before ids existed. */
+  organization_id: string | null;
   workspace_id: string;
   status: string;
   status_timestamps: Record<string, string>;
@@ -33,6 +36,7 @@ export class ConfigurationVersionRepository {
   async insert(v: {
     id: string;
     organization: string;
+    organizationId: string;
     workspaceId: string;
     autoQueueRuns: boolean;
     speculative: boolean;
@@ -46,8 +50,8 @@ export class ConfigurationVersionRepository {
     const { rows } = await this.db.query<ConfigurationVersionRow>(
       `INSERT INTO configuration_versions
          (id, organization, workspace_id, status, status_timestamps, auto_queue_runs, speculative, provisional,
-          upload_token, upload_expires_at, created_by, created_at, updated_at)
-       VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8, $9, $10, $11, $11)
+          upload_token, upload_expires_at, created_by, created_at, updated_at, organization_id)
+       VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8, $9, $10, $11, $11, $12)
        RETURNING *`,
       [
         v.id,
@@ -61,6 +65,7 @@ export class ConfigurationVersionRepository {
         v.uploadExpiresAt,
         v.createdBy,
         v.createdAt,
+        v.organizationId,
       ],
     );
     return rows[0]!;
@@ -109,9 +114,18 @@ export class ConfigurationVersionRepository {
     );
   }
 
-  async deleteWhere(column: 'workspace_id' | 'organization', value: string): Promise<number> {
-    const { rowCount } = await this.db.query(`DELETE FROM configuration_versions WHERE ${column} = $1`, [
-      value,
+  async deleteInWorkspace(workspaceId: string): Promise<number> {
+    const { rowCount } = await this.db.query('DELETE FROM configuration_versions WHERE workspace_id = $1', [
+      workspaceId,
+    ]);
+    return rowCount ?? 0;
+  }
+
+  /** Versions recorded with the deleted organization's id (or, from before ids, with its name). */
+  async deleteInOrganization(organization: OrganizationRef): Promise<number> {
+    const { rowCount } = await this.db.query(`DELETE FROM configuration_versions WHERE ${IN_ORGANIZATION}`, [
+      organization.id,
+      organization.name,
     ]);
     return rowCount ?? 0;
   }

@@ -5,6 +5,7 @@ export interface PlanRow {
   id: string;
   run_id: string;
   organization: string;
+  organization_id: string | null;
   status: string;
   status_timestamps: Record<string, string>;
   has_changes: boolean;
@@ -19,7 +20,7 @@ export interface PlanRow {
 }
 
 const SELECT = `
-  SELECT p.id, p.run_id, r.organization, p.status, p.status_timestamps, p.has_changes,
+  SELECT p.id, p.run_id, r.organization, r.organization_id, p.status, p.status_timestamps, p.has_changes,
          p.resource_additions, p.resource_changes, p.resource_destructions, p.resource_imports,
          p.size_bytes, r.plan_object_key IS NOT NULL AS has_json_output, p.created_at, p.updated_at
     FROM plans p JOIN runs r ON r.id = p.run_id`;

@@ -20,6 +20,7 @@ export interface PolicyCheckRow {
   created_at: string;
   updated_at: string;
   organization: string;
+  organization_id: string | null;
   workspace_id: string;
   plan_only: boolean;
 }
@@ -35,7 +36,7 @@ export interface LeaseRow {
 const SELECT = `
   SELECT c.id, c.run_id, c.scope, c.status, c.status_timestamps, c.result, (c.output IS NOT NULL) AS has_output,
          c.override_comment, c.error_message, c.attempts, c.lease_owner, c.lease_token, c.created_at, c.updated_at,
-         r.organization, r.workspace_id, r.plan_only
+         r.organization, r.organization_id, r.workspace_id, r.plan_only
     FROM policy_checks c JOIN runs r ON r.id = c.run_id`;
 const SELECT_WITH_TOTAL = SELECT.replace('r.plan_only', 'r.plan_only, count(*) OVER () AS total');
 

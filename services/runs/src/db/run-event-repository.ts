@@ -12,6 +12,7 @@ export interface RunEventRow {
   created_at: string;
   /** The run's organization, for authorization. */
   organization: string;
+  organization_id: string | null;
 }
 
 export interface NewRunEvent {
@@ -24,7 +25,7 @@ export interface NewRunEvent {
   policyCheckId?: string;
 }
 
-const SELECT = `SELECT e.*, r.organization FROM run_events e JOIN runs r ON r.id = e.run_id`;
+const SELECT = `SELECT e.*, r.organization, r.organization_id FROM run_events e JOIN runs r ON r.id = e.run_id`;
 
 export class RunEventRepository {
   constructor(private readonly db: Queryable) {}
@@ -54,7 +55,7 @@ export class RunEventRepository {
   listByRun(runId: string, limit: number, offset: number): Promise<{ rows: RunEventRow[]; total: number }> {
     return pageWithTotal<RunEventRow>(
       this.db,
-      `SELECT e.*, r.organization, count(*) OVER () AS total FROM run_events e JOIN runs r ON r.id = e.run_id
+      `SELECT e.*, r.organization, r.organization_id, count(*) OVER () AS total FROM run_events e JOIN runs r ON r.id = e.run_id
         WHERE e.run_id = $1 ORDER BY e.created_at, e.id LIMIT $2 OFFSET $3`,
       [runId, limit, offset],
       'SELECT count(*)::int AS n FROM run_events WHERE run_id = $1',

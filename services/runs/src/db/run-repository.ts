@@ -1,9 +1,12 @@
 import type { Queryable } from '@policyhub/db';
+import { IN_ORGANIZATION, type OrganizationRef } from './organization-scope.js';
 import { pageWithTotal } from './paging.js';
 
 export interface RunRow {
   id: string;
   organization: string;
+  /** The organization's immutable id; null for runs recorded before ids existed. */
+  organization_id: string | null;
   workspace_id: string;
   message: string;
   status: string;
@@ -41,6 +44,7 @@ export class RunRepository {
   async insert(run: {
     id: string;
     organization: string;
+    organizationId: string;
     workspaceId: string;
     message: string;
     status: string;
@@ -51,8 +55,9 @@ export class RunRepository {
     createdAt: string;
   }): Promise<void> {
     await this.db.query(
-      `INSERT INTO runs (id, organization, workspace_id, message, status, status_timestamps, plan_only, created_by, created_at, updated_at, configuration_version_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
+      `INSERT INTO runs (id, organization, workspace_id, message, status, status_timestamps, plan_only, created_by,
+                         created_at, updated_at, configuration_version_id, organization_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11)`,
       [
         run.id,
         run.organization,
@@ -64,6 +69,7 @@ export class RunRepository {
         run.createdBy,
         run.createdAt,
         run.configurationVersionId,
+        run.organizationId,
       ],
     );
   }
@@ -121,13 +127,22 @@ export class RunRepository {
   }
 
   /** Deletes runs (their checks, comments and events cascade); returns what was deleted. */
-  async deleteWhere(
-    column: 'workspace_id' | 'organization',
-    value: string,
-  ): Promise<Array<{ id: string; organization: string }>> {
+  async deleteInWorkspace(workspaceId: string): Promise<Array<{ id: string; organization: string }>> {
     const { rows } = await this.db.query<{ id: string; organization: string }>(
-      `DELETE FROM runs WHERE ${column} = $1 RETURNING id, organization`,
-      [value],
+      'DELETE FROM runs WHERE workspace_id = $1 RETURNING id, organization',
+      [workspaceId],
+    );
+    return rows;
+  }
+
+  /**
+   * Runs of a deleted organization: those recorded with its id, never those of a new organization
+   * that has the name now; runs from before ids existed (no id) go by the name.
+   */
+  async deleteInOrganization(organization: OrganizationRef): Promise<Array<{ id: string; organization: string }>> {
+    const { rows } = await this.db.query<{ id: string; organization: string }>(
+      `DELETE FROM runs WHERE ${IN_ORGANIZATION} RETURNING id, organization`,
+      [organization.id, organization.name],
     );
     return rows;
   }

@@ -4,6 +4,8 @@ import type { PolicySetSnapshot } from './evaluation.js';
 export interface WorkspaceInfo {
   id: string;
   organization: string;
+  /** The organization's immutable id (admin-orgs' external id). */
+  organizationId: string;
   projectId: string;
 }
 
@@ -55,6 +57,7 @@ export const MAX_PLAN_BYTES = 100 * 1024 * 1024;
 export interface UploadSessions {
   create(request: {
     organization: string;
+    organizationId: string;
     ownerKind: string;
     ownerId: string;
     ownerParentId: string;

@@ -21,8 +21,11 @@ export function requirePermission(
   organization: string,
   permission: Permission,
   code = 'NOT_FOUND',
+  organizationId?: string | null,
 ): void {
-  if (!hasPermission(principal, organization, permission)) throw notFound(code);
+  // organizationId: the id recorded on the data; a re-created organization of the same name is
+  // another organization and its members never reach the old one's runs (ADR 0019).
+  if (!hasPermission(principal, organization, permission, organizationId)) throw notFound(code);
 }
 
 export const COMMENT_BODY_MAX = 65_536;

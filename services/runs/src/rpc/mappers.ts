@@ -31,7 +31,7 @@ export const toRun = (r: RunView, principal: Principal | undefined): runsV1.Run 
   runEventIds: r.run_event_ids,
   hasPlan: r.plan_object_key !== null,
   isCancelable: !isFinalRunStatus(r.status),
-  canComment: hasPermission(principal, r.organization, READ_RUNS),
+  canComment: hasPermission(principal, r.organization, READ_RUNS, r.organization_id),
   planId: r.plan_id,
   configurationVersionId: r.configuration_version_id ?? '',
 });
@@ -113,7 +113,7 @@ export const toPolicyCheck = (c: PolicyCheckRow, principal: Principal | undefine
       }
     : null,
   isOverridable: isOverridable(c.status, c.plan_only),
-  canOverride: hasPermission(principal, c.organization, OVERRIDE_POLICY_CHECKS),
+  canOverride: hasPermission(principal, c.organization, OVERRIDE_POLICY_CHECKS, c.organization_id),
   hasOutput: c.has_output,
   overrideComment: c.override_comment ?? '',
   createdAt: c.created_at,

@@ -12,6 +12,6 @@ export async function readableRun(
 ): Promise<RunRow> {
   const run = await new RunRepository(db).get(runId);
   if (!run) throw notFound('RUNS_RUN_NOT_FOUND');
-  requirePermission(principal, run.organization, READ_RUNS, 'RUNS_RUN_NOT_FOUND');
+  requirePermission(principal, run.organization, READ_RUNS, 'RUNS_RUN_NOT_FOUND', run.organization_id);
   return run;
 }

@@ -37,11 +37,12 @@ export class ConfigurationVersionWorkflows {
       ? await this.ctx.workspaces.getWorkspace(input.workspaceId)
       : undefined;
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(caller, workspace.organization, CREATE_RUNS, 'RUNS_WORKSPACE_NOT_FOUND');
+    requirePermission(caller, workspace.organization, CREATE_RUNS, 'RUNS_WORKSPACE_NOT_FOUND', workspace.organizationId);
     const id = newId('cv');
     const createdAt = new Date();
     const session = await this.ctx.uploadSessions.create({
       organization: workspace.organization,
+      organizationId: workspace.organizationId,
       ownerKind: CV_UPLOAD_OWNER_KIND,
       ownerId: id,
       ownerParentId: workspace.id,
@@ -51,6 +52,7 @@ export class ConfigurationVersionWorkflows {
     return this.versions.insert({
       id,
       organization: workspace.organization,
+      organizationId: workspace.organizationId,
       workspaceId: workspace.id,
       autoQueueRuns: input.autoQueueRuns,
       speculative: input.speculative,
@@ -66,7 +68,7 @@ export class ConfigurationVersionWorkflows {
   async get(principal: Principal | undefined, id: string): Promise<ConfigurationVersionRow> {
     const version = await this.versions.get(id);
     if (!version) throw notFound('RUNS_CONFIGURATION_VERSION_NOT_FOUND');
-    requirePermission(principal, version.organization, READ_RUNS, 'RUNS_CONFIGURATION_VERSION_NOT_FOUND');
+    requirePermission(principal, version.organization, READ_RUNS, 'RUNS_CONFIGURATION_VERSION_NOT_FOUND', version.organization_id);
     return version;
   }
 
@@ -74,7 +76,7 @@ export class ConfigurationVersionWorkflows {
     requirePrincipal(principal);
     const workspace = await this.ctx.workspaces.getWorkspace(workspaceId);
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(principal, workspace.organization, READ_RUNS, 'RUNS_WORKSPACE_NOT_FOUND');
+    requirePermission(principal, workspace.organization, READ_RUNS, 'RUNS_WORKSPACE_NOT_FOUND', workspace.organizationId);
     const w = pageWindow(page);
     const { rows, total } = await this.versions.listByWorkspace(workspaceId, w.size, w.offset);
     return { versions: rows, page: pageInfo(w, total) };
@@ -129,6 +131,7 @@ export async function applyConfigurationUpload(
   if (version.auto_queue_runs) {
     await insertRun(tx, {
       organization: version.organization,
+      organizationId: version.organization_id ?? '',
       workspaceId: version.workspace_id,
       message: autoQueuedRunMessage(version.id),
       planOnly: version.speculative,

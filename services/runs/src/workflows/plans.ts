@@ -40,7 +40,7 @@ export class PlanWorkflows {
   async get(principal: Principal | undefined, id: string): Promise<PlanRow> {
     const plan = await this.plans.get(id);
     if (!plan) throw notFound('RUNS_PLAN_NOT_FOUND');
-    requirePermission(principal, plan.organization, READ_RUNS, 'RUNS_PLAN_NOT_FOUND');
+    requirePermission(principal, plan.organization, READ_RUNS, 'RUNS_PLAN_NOT_FOUND', plan.organization_id);
     return plan;
   }
 
@@ -58,7 +58,7 @@ export class PlanWorkflows {
   ): Promise<{ plan: PlanRow; run: RunView }> {
     const plan = await this.plans.get(id);
     if (!plan) throw notFound('RUNS_PLAN_NOT_FOUND');
-    requirePermission(principal, plan.organization, CREATE_RUNS, 'RUNS_PLAN_NOT_FOUND');
+    requirePermission(principal, plan.organization, CREATE_RUNS, 'RUNS_PLAN_NOT_FOUND', plan.organization_id);
     if (plan.status === PLAN_STATUS.finished) throw planAlreadyUploaded();
     const run = (await this.runs.get(plan.run_id))!;
     if (!canFinishPlan(run.status)) throw runStateConflict(run.status, 'only a pending run takes a plan');

@@ -8,6 +8,7 @@ import { recordRunEvent } from './transitions.js';
 
 export interface NewRun {
   organization: string;
+  organizationId: string;
   workspaceId: string;
   message: string;
   planOnly: boolean;
@@ -22,6 +23,7 @@ export async function insertRun(tx: Queryable, run: NewRun): Promise<string> {
   await new RunRepository(tx).insert({
     id,
     organization: run.organization,
+    organizationId: run.organizationId,
     workspaceId: run.workspaceId,
     message: run.message,
     status: RUN_STATUS.pending,

@@ -37,7 +37,7 @@ export class RunWorkflows {
       ? await this.ctx.workspaces.getWorkspace(input.workspaceId)
       : undefined;
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(caller, workspace.organization, CREATE_RUNS, 'RUNS_WORKSPACE_NOT_FOUND');
+    requirePermission(caller, workspace.organization, CREATE_RUNS, 'RUNS_WORKSPACE_NOT_FOUND', workspace.organizationId);
     const message = validateRunMessage(input.message);
     const id = await this.ctx.db.transaction(async (tx) => {
       let speculative = false;
@@ -60,6 +60,7 @@ export class RunWorkflows {
       }
       return insertRun(tx, {
         organization: workspace.organization,
+        organizationId: workspace.organizationId,
         workspaceId: workspace.id,
         message,
         // A speculative configuration can only be planned (upstream).
@@ -74,7 +75,7 @@ export class RunWorkflows {
   async get(principal: Principal | undefined, id: string): Promise<RunView> {
     const run = await this.runs.getView(id);
     if (!run) throw notFound('RUNS_RUN_NOT_FOUND');
-    requirePermission(principal, run.organization, READ_RUNS, 'RUNS_RUN_NOT_FOUND');
+    requirePermission(principal, run.organization, READ_RUNS, 'RUNS_RUN_NOT_FOUND', run.organization_id);
     return run;
   }
 
@@ -82,7 +83,7 @@ export class RunWorkflows {
     requirePrincipal(principal);
     const workspace = await this.ctx.workspaces.getWorkspace(workspaceId);
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(principal, workspace.organization, READ_RUNS, 'RUNS_WORKSPACE_NOT_FOUND');
+    requirePermission(principal, workspace.organization, READ_RUNS, 'RUNS_WORKSPACE_NOT_FOUND', workspace.organizationId);
     const w = pageWindow(page);
     const { rows, total } = await this.runs.listByWorkspace(workspaceId, w.size, w.offset);
     return { runs: rows, page: pageInfo(w, total) };
@@ -93,14 +94,14 @@ export class RunWorkflows {
     requirePrincipal(principal);
     const unique = [...new Set(ids)].slice(0, 1000);
     return (await this.runs.getViews(unique)).filter((r) =>
-      hasPermission(principal, r.organization, READ_RUNS),
+      hasPermission(principal, r.organization, READ_RUNS, r.organization_id),
     );
   }
 
   async getEvent(principal: Principal | undefined, id: string): Promise<RunEventRow> {
     const event = await this.events.get(id);
     if (!event) throw notFound('RUNS_RUN_EVENT_NOT_FOUND');
-    requirePermission(principal, event.organization, READ_RUNS, 'RUNS_RUN_EVENT_NOT_FOUND');
+    requirePermission(principal, event.organization, READ_RUNS, 'RUNS_RUN_EVENT_NOT_FOUND', event.organization_id);
     return event;
   }
 

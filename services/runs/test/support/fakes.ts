@@ -13,11 +13,20 @@ import type {
  * runs service (its gRPC API, SQL and lifecycle) without starting the services it calls. The
  * end-to-end tests (e2e/) cover the real ones.
  */
+/** The organization id fake admin-orgs reports for a name (principals built with `memberOf` carry it). */
+export const organizationIdOf = (organization: string): string => `org-id-${organization}`;
+
 export class FakeWorkspaces implements WorkspaceDirectory {
   readonly workspaces = new Map<string, WorkspaceInfo>();
 
-  add(id: string, organization: string, projectId = 'prj-default'): WorkspaceInfo {
-    const ws = { id, organization, projectId };
+  /** A workspace of `organization`, whose immutable id is `organizationIdOf(organization)` unless given. */
+  add(
+    id: string,
+    organization: string,
+    projectId = 'prj-default',
+    organizationId = organizationIdOf(organization),
+  ): WorkspaceInfo {
+    const ws = { id, organization, organizationId, projectId };
     this.workspaces.set(id, ws);
     return ws;
   }

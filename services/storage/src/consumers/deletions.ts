@@ -1,6 +1,7 @@
 import type { adminorgsV1, policysetsV1 } from '@policyhub/contracts';
 import type { Queryable } from '@policyhub/db';
 import { type ConsumedEvent, TOPICS } from '@policyhub/events';
+import { ObjectRepository } from '../db/object-repository.js';
 import { SessionRepository } from '../db/session-repository.js';
 import { policySetPrefix, workspacePrefix } from '../domain/object-keys.js';
 import type { ObjectStore } from '../objects/object-store.js';
@@ -17,9 +18,11 @@ export function deletionHandlers(store: ObjectStore) {
     {
       topic: TOPICS.organizationDeleted,
       async handle(event: ConsumedEvent<adminorgsV1.OrganizationDeleted__Output>, tx: Queryable) {
-        const { organization } = event.payload;
-        await new SessionRepository(tx).deleteFor(organization);
-        await deleteObjects(tx, store, { prefixes: [`${organization}/`] });
+        // By id, not by the name's key prefix: the name may belong to a new organization by now,
+        // whose sessions and archives stay (ADR 0019).
+        const organization = { name: event.payload.organization, id: event.payload.organizationId || null };
+        await new SessionRepository(tx).deleteForOrganization(organization);
+        await deleteObjects(tx, store, { keys: await new ObjectRepository(tx).keysOfOrganization(organization) });
       },
     },
     {

@@ -4,6 +4,11 @@ import type { ManifestEntry } from '../uploads/archive-inspector.js';
 export interface ObjectRecord {
   key: string;
   organization: string;
+  /**
+   * The owning organization's immutable id, for archives of upload sessions; '' for objects whose
+   * writer deletes them itself (runs' plan files), never reached by an organization's deletion.
+   */
+  organizationId?: string;
   sizeBytes: number;
   sha256: string;
   contentType: string;
@@ -18,8 +23,8 @@ export class ObjectRepository {
 
   async upsert(o: ObjectRecord): Promise<void> {
     await this.db.query(
-      `INSERT INTO objects (key, organization, size_bytes, sha256, content_type, manifest)
-       VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO objects (key, organization, size_bytes, sha256, content_type, manifest, organization_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (key) DO UPDATE SET size_bytes = EXCLUDED.size_bytes, sha256 = EXCLUDED.sha256,
          content_type = EXCLUDED.content_type, manifest = EXCLUDED.manifest, updated_at = now()`,
       [
@@ -29,6 +34,7 @@ export class ObjectRepository {
         o.sha256,
         o.contentType,
         o.manifest ? JSON.stringify(o.manifest) : null,
+        o.organizationId ?? '',
       ],
     );
   }
@@ -41,6 +47,18 @@ export class ObjectRepository {
       [keys],
     );
     return rows.map((r) => ({ key: r.key, sizeBytes: Number(r.size_bytes), sha256: r.sha256 }));
+  }
+
+  /**
+   * Keys of a deleted organization's archives: recorded with its id, or from before ids existed
+   * with its name. Objects of a new organization that took the name are not among them.
+   */
+  async keysOfOrganization(organization: { name: string; id: string | null }): Promise<string[]> {
+    const { rows } = await this.db.query<{ key: string }>(
+      `SELECT key FROM objects WHERE organization_id = $1 OR (organization_id IS NULL AND organization = $2)`,
+      [organization.id, organization.name],
+    );
+    return rows.map((r) => r.key);
   }
 
   async deleteKeys(keys: string[]): Promise<void> {

@@ -5,6 +5,7 @@ import type { UploadSession } from '../domain/upload-sessions.js';
 interface SessionRow {
   id: string;
   organization: string;
+  organization_id: string | null;
   owner_kind: string;
   owner_id: string;
   owner_parent_id: string;
@@ -19,6 +20,7 @@ interface SessionRow {
 const toSession = (r: SessionRow): UploadSession => ({
   id: r.id,
   organization: r.organization,
+  organizationId: r.organization_id ?? '',
   ownerKind: r.owner_kind,
   ownerId: r.owner_id,
   ownerParentId: r.owner_parent_id,
@@ -31,7 +33,7 @@ const toSession = (r: SessionRow): UploadSession => ({
 });
 
 const COLUMNS =
-  'id, organization, owner_kind, owner_id, owner_parent_id, object_key, layout, layout_root, expires_at, used_at, claimed_until';
+  'id, organization, organization_id, owner_kind, owner_id, owner_parent_id, object_key, layout, layout_root, expires_at, used_at, claimed_until';
 
 export class SessionRepository {
   constructor(private readonly db: Queryable) {}
@@ -39,8 +41,8 @@ export class SessionRepository {
   async insert(s: Omit<UploadSession, 'usedAt' | 'claimedUntil'> & { tokenSha256: string }): Promise<void> {
     await this.db.query(
       `INSERT INTO upload_sessions (id, token_sha256, organization, owner_kind, owner_id, owner_parent_id, object_key,
-                                    layout, layout_root, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+                                    layout, layout_root, expires_at, organization_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
         s.id,
         s.tokenSha256,
@@ -52,6 +54,7 @@ export class SessionRepository {
         s.layout,
         s.layoutRoot,
         s.expiresAt,
+        s.organizationId || null,
       ],
     );
   }
@@ -96,6 +99,19 @@ export class SessionRepository {
       [sessionId, attemptId],
     );
     return rowCount === 1;
+  }
+
+  /**
+   * Revokes the sessions of a deleted organization: those opened with its id, and those from
+   * before ids existed that carry its name.
+   */
+  async deleteForOrganization(organization: { name: string; id: string | null }): Promise<number> {
+    const { rowCount } = await this.db.query(
+      `DELETE FROM upload_sessions
+        WHERE organization_id = $1 OR (organization_id IS NULL AND organization = $2)`,
+      [organization.id, organization.name],
+    );
+    return rowCount ?? 0;
   }
 
   /** Revokes every session of an organization, or of one parent (e.g. a policy set) in it. */

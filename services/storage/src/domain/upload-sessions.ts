@@ -6,6 +6,8 @@ import type { ArchiveLayout } from './archive-layouts.js';
 export interface UploadSession {
   id: string;
   organization: string;
+  /** The organization's immutable id ('' for sessions opened before ids existed). */
+  organizationId: string;
   ownerKind: string;
   ownerId: string;
   ownerParentId: string;

@@ -8,6 +8,8 @@ import { hashUploadToken, newUploadToken } from '../domain/upload-sessions.js';
 
 export interface UploadSessionRequest {
   organization: string;
+  /** The organization's immutable id; its deletion revokes the session and removes the archive. */
+  organizationId?: string;
   ownerKind: string;
   ownerId: string;
   ownerParentId: string;
@@ -58,6 +60,7 @@ export async function createUploadSession(db: Db, req: UploadSessionRequest) {
     id: newId('upl'),
     tokenSha256: hashUploadToken(token),
     organization: req.organization,
+    organizationId: req.organizationId ?? '',
     ownerKind: req.ownerKind,
     ownerId: req.ownerId,
     ownerParentId: req.ownerParentId,

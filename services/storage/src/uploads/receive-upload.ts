@@ -133,6 +133,7 @@ async function completeUpload(
       await new ObjectRepository(tx).upsert({
         key: session.objectKey,
         organization: session.organization,
+        organizationId: session.organizationId,
         sizeBytes: outcome.sizeBytes,
         sha256: outcome.sha256,
         contentType: 'application/gzip',
