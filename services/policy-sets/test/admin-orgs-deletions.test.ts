@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { encodeMessage } from '@policyhub/contracts';
 import { type Topic, TOPICS } from '@policyhub/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeTenancy } from './support/fake-admin-orgs.js';
 import { managerOf, startHarness } from './support/policy-sets-harness.js';
 
 const ORG = 'acme';
-const tenancy = {
-  organizations: { acme: {} },
+const tenancy: FakeTenancy = {
+  organizations: { acme: {}, reborn: { id: 'org-id-reborn-1' } },
   workspaces: {
     'ws-1': { organization: ORG, projectId: 'prj-1' },
     'ws-2': { organization: ORG, projectId: 'prj-1' },
@@ -84,9 +85,9 @@ describe('admin-orgs deletions', () => {
       'SELECT count(*)::int AS n FROM policy_sets',
     );
     expect(before[0]!.n).toBeGreaterThan(0);
-    await publish(TOPICS.organizationDeleted, { organization: 'someone-else' });
+    await publish(TOPICS.organizationDeleted, { organization: 'someone-else', organizationId: 'org-id-other' });
     expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).id).toBe(set.id);
-    await publish(TOPICS.organizationDeleted, { organization: ORG });
+    await publish(TOPICS.organizationDeleted, { organization: ORG, organizationId: 'org-id-acme' });
     await expect(h.clients.policySets.GetPolicySet({ id: set.id }, as)).rejects.toMatchObject({ code: 5 });
     await expect(h.clients.policies.GetPolicy({ id: policy.id }, as)).rejects.toMatchObject({ code: 5 });
     const { rows: left } = await h.service.db.query<{ n: number }>(
@@ -96,5 +97,46 @@ describe('admin-orgs deletions', () => {
     expect(Number(left[0]!.n)).toBe(0);
     const { rows: dead } = await h.service.db.query('SELECT * FROM dead_letters');
     expect(dead).toEqual([]);
+  });
+
+  it('keeps a re-created organization of the same name apart from the deleted one', async () => {
+    const oldOwner = { principal: managerOf('reborn', 'org-id-reborn-1') };
+    const oldPolicy = await h.clients.policies.CreatePolicy({ organization: 'reborn', name: 'p' }, oldOwner);
+    const oldSet = await h.clients.policySets.CreatePolicySet(
+      { organization: 'reborn', name: 'shared-name', global: true, policyIds: { ids: [oldPolicy.id] } },
+      oldOwner,
+    );
+    // admin-orgs deleted "reborn" and a new organization took the name before policy-sets heard of it.
+    tenancy.organizations.reborn = { id: 'org-id-reborn-2' };
+    const newOwner = { principal: managerOf('reborn', 'org-id-reborn-2') };
+
+    await expect(h.clients.policySets.GetPolicySet({ id: oldSet.id }, newOwner)).rejects.toMatchObject({ code: 5 });
+    await expect(h.clients.policies.GetPolicy({ id: oldPolicy.id }, newOwner)).rejects.toMatchObject({ code: 5 });
+    expect((await h.clients.policySets.ListPolicySets({ organization: 'reborn' }, newOwner)).policySets).toEqual([]);
+    expect((await h.clients.policies.ListPolicies({ organization: 'reborn' }, newOwner)).policies).toEqual([]);
+    const applicable = await h.clients.applicable.GetApplicablePolicySets({
+      organization: 'reborn',
+      organizationId: 'org-id-reborn-2',
+      workspaceId: 'ws-new',
+    });
+    expect(applicable.policySets).toEqual([]);
+
+    // The same names are free in the new organization.
+    const newPolicy = await h.clients.policies.CreatePolicy({ organization: 'reborn', name: 'p' }, newOwner);
+    const newSet = await h.clients.policySets.CreatePolicySet(
+      { organization: 'reborn', name: 'shared-name', policyIds: { ids: [newPolicy.id] } },
+      newOwner,
+    );
+    // The old organization's policy cannot be attached to the new one's set.
+    await expect(
+      h.clients.policySets.AddPolicies({ policySetId: newSet.id, ids: [oldPolicy.id] }, newOwner),
+    ).rejects.toMatchObject({ code: 3 });
+
+    // The old organization's deletion arrives late: only its own data goes.
+    await publish(TOPICS.organizationDeleted, { organization: 'reborn', organizationId: 'org-id-reborn-1' });
+    expect((await h.clients.policySets.GetPolicySet({ id: newSet.id }, newOwner)).policyIds).toEqual([newPolicy.id]);
+    expect((await h.clients.policySets.ListPolicySets({ organization: 'reborn' }, newOwner)).policySets).toHaveLength(1);
+    const { rows } = await h.service.db.query('SELECT id FROM policy_sets WHERE id = $1', [oldSet.id]);
+    expect(rows).toEqual([]);
   });
 });

@@ -67,6 +67,7 @@ describe('GetApplicablePolicySets', () => {
   it('returns global + workspace + project sets minus exclusions, with kind and contents', async () => {
     const res = await h.clients.applicable.GetApplicablePolicySets({
       organization: ORG,
+      organizationId: `org-id-${ORG}`,
       workspaceId: 'ws-target',
       projectId: 'prj-target',
       kind: '',
@@ -95,6 +96,7 @@ describe('GetApplicablePolicySets', () => {
   it('filters by kind', async () => {
     const res = await h.clients.applicable.GetApplicablePolicySets({
       organization: ORG,
+      organizationId: `org-id-${ORG}`,
       workspaceId: 'ws-target',
       projectId: 'prj-target',
       kind: 'kind_b',
@@ -105,6 +107,7 @@ describe('GetApplicablePolicySets', () => {
   it('applies project sets to every workspace of the project unless excluded', async () => {
     const res = await h.clients.applicable.GetApplicablePolicySets({
       organization: ORG,
+      organizationId: `org-id-${ORG}`,
       workspaceId: 'ws-sibling',
       projectId: 'prj-target',
       kind: 'kind_a',
@@ -121,6 +124,7 @@ describe('GetApplicablePolicySets', () => {
     const before = h.service.db.queryCount;
     const res = await h.clients.applicable.GetApplicablePolicySets({
       organization: ORG,
+      organizationId: `org-id-${ORG}`,
       workspaceId: 'ws-elsewhere',
       projectId: 'prj-other',
       kind: '',
@@ -129,6 +133,7 @@ describe('GetApplicablePolicySets', () => {
     expect(res.policySets.map((s) => s.name)).toEqual(['global', 'global-excluding', 'elsewhere', 'kind-b']);
     const none = await h.clients.applicable.GetApplicablePolicySets({
       organization: 'other',
+      organizationId: 'org-id-other',
       workspaceId: 'ws-target',
       projectId: '',
       kind: '',

@@ -5,7 +5,8 @@ import { bindServer, createGrpcServer, implement, shutdownServer } from '@policy
 import { testAuth } from '@policyhub/testing';
 
 export interface FakeTenancy {
-  organizations: Record<string, { isFreeTier?: boolean; isDisabled?: boolean }>;
+  /** `id`: the organization's immutable id; `org-id-<name>` unless given (a re-created one gets another). */
+  organizations: Record<string, { id?: string; isFreeTier?: boolean; isDisabled?: boolean }>;
   workspaces: Record<string, { organization: string; projectId: string }>;
   projects: Record<string, { organization: string }>;
 }
@@ -24,7 +25,12 @@ export async function startFakeAdminOrgs(
   const organization = (name: string) => {
     const org = Object.hasOwn(tenancy.organizations, name) ? tenancy.organizations[name] : undefined;
     if (!org) throw notFound();
-    return { name, isFreeTier: org.isFreeTier ?? false, isDisabled: org.isDisabled ?? false };
+    return {
+      name,
+      externalId: org.id ?? `org-id-${name}`,
+      isFreeTier: org.isFreeTier ?? false,
+      isDisabled: org.isDisabled ?? false,
+    };
   };
   server.addService(
     v1.Organizations.service,

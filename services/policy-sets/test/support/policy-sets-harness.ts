@@ -7,11 +7,13 @@ import { createTestDatabase, type TestDatabase, testAuth, testSigningKeys } from
 import { startPolicySets } from '../../src/index.js';
 import { type FakeTenancy, startFakeAdminOrgs } from './fake-admin-orgs.js';
 
-/** A caller holding manage-policies in `organization`. */
-export const managerOf = (organization: string): Principal =>
-  principalOf({ userId: 'user-test', username: 'tester', isSiteAdmin: false }, [
-    [organization, ['manage-policies']],
-  ]);
+/** A caller holding manage-policies in `organization` (whose id the fake admin-orgs reports). */
+export const managerOf = (organization: string, organizationId = `org-id-${organization}`): Principal =>
+  principalOf(
+    { userId: 'user-test', username: 'tester', isSiteAdmin: false },
+    [[organization, ['manage-policies']]],
+    [[organization, organizationId]],
+  );
 
 /** policy-sets on a fresh database, with a fake admin-orgs and an in-process bus, plus clients. */
 export async function startHarness(tenancy: FakeTenancy) {

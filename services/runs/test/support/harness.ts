@@ -87,8 +87,13 @@ export const member = (
   organization: string,
   permissions: string[],
   userId = 'user-member',
+  organizationId = `org-id-${organization}`,
 ): { principal: Principal } => ({
-  principal: principalOf({ userId, username: userId, isSiteAdmin: false }, [[organization, permissions]]),
+  principal: principalOf(
+    { userId, username: userId, isSiteAdmin: false },
+    [[organization, permissions]],
+    [[organization, organizationId]],
+  ),
 });
 
 export const OWNER_PERMISSIONS = [
