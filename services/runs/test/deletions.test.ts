@@ -14,12 +14,13 @@ describe('runs service: deletions from admin-orgs', () => {
   afterAll(() => h?.stop());
 
   /** A run with a plan, a check, a comment and events. */
-  async function fullRun(workspaceId: string, organization: string) {
-    h.workspaces.add(workspaceId, organization);
+  async function fullRun(workspaceId: string, organization: string, organizationId = `org-id-${organization}`) {
+    h.workspaces.add(workspaceId, organization, undefined, organizationId);
     h.policySets.byWorkspace.set(workspaceId, [policySet('polset-x', [['a', 'advisory']])]);
-    const { run } = await h.runs.CreateRun({ workspaceId }, owner(organization));
+    const as = owner(organization, undefined, organizationId);
+    const { run } = await h.runs.CreateRun({ workspaceId }, as);
     await h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() });
-    await h.comments.CreateComment({ runId: run!.id, body: 'hi' }, owner(organization));
+    await h.comments.CreateComment({ runId: run!.id, body: 'hi' }, as);
     return run!.id;
   }
 
@@ -72,12 +73,35 @@ describe('runs service: deletions from admin-orgs', () => {
     await fullRun('ws-a1', 'doomed');
     await fullRun('ws-a2', 'doomed');
     const survivor = await fullRun('ws-b1', 'survivor');
-    await publish(TOPICS.organizationDeleted, 'doomed', { organization: 'doomed' });
+    await publish(TOPICS.organizationDeleted, 'org-id-doomed', {
+      organization: 'doomed',
+      organizationId: 'org-id-doomed',
+    });
     const orgs = (
       await h.service.db.query<{ organization: string }>('SELECT DISTINCT organization FROM runs')
     ).rows.map((r) => r.organization);
     expect(orgs.sort()).toEqual(['acme', 'survivor']);
     expect((await h.runs.GetRun({ id: survivor }, owner('survivor'))).run!.id).toBe(survivor);
     expect(await count('dead_letters')).toBe(0);
+  });
+
+  it('a re-created organization of the same name neither sees nor loses runs across the deletion', async () => {
+    const old = await fullRun('ws-old', 'reborn', 'org-id-reborn-1');
+    // admin-orgs deleted "reborn" and a new organization took the name before runs heard of it.
+    const fresh = await fullRun('ws-new', 'reborn', 'org-id-reborn-2');
+    const newOwner = owner('reborn', undefined, 'org-id-reborn-2');
+    await expect(h.runs.GetRun({ id: old }, newOwner)).rejects.toMatchObject({ code: 5 });
+    const [oldCheck] = (await h.runs.GetRun({ id: old }, owner('reborn', undefined, 'org-id-reborn-1'))).run!
+      .policyCheckIds;
+    await expect(h.checks.GetPolicyCheck({ id: oldCheck! }, newOwner)).rejects.toMatchObject({ code: 5 });
+
+    await publish(TOPICS.organizationDeleted, 'org-id-reborn-1', {
+      organization: 'reborn',
+      organizationId: 'org-id-reborn-1',
+    });
+    const left = (await h.service.db.query<{ id: string }>("SELECT id FROM runs WHERE organization = 'reborn'"))
+      .rows;
+    expect(left.map((r) => r.id)).toEqual([fresh]);
+    expect((await h.runs.GetRun({ id: fresh }, newOwner)).run!.id).toBe(fresh);
   });
 });

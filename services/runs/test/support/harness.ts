@@ -106,8 +106,8 @@ export const OWNER_PERMISSIONS = [
   'owners',
 ];
 
-export const owner = (organization: string, userId = 'user-owner') =>
-  member(organization, OWNER_PERMISSIONS, userId);
+export const owner = (organization: string, userId = 'user-owner', organizationId?: string) =>
+  member(organization, OWNER_PERMISSIONS, userId, organizationId);
 
 export const plan = (resourceTypes: string[] = []) =>
   Buffer.from(
