@@ -454,13 +454,13 @@ describe('deletions', () => {
   });
 
   it("removes everything of a deleted organization and nothing of another's", async () => {
-    const a = await newSession();
-    const b = await newSession();
+    const a = await newSession({ organizationId: 'org-id-a' });
+    const b = await newSession({ organizationId: 'org-id-b' });
     for (const s of [a, b]) await storage.upload(s.token, await policyArchive());
     const plan = `${a.organization}/runs/run-1/plan.json`;
-    await storage.putObject(plan, Buffer.from('{}'));
+    await storage.putObject(plan, Buffer.from('{}'), '', 'org-id-a');
 
-    await publish(TOPICS.organizationDeleted, { organization: a.organization });
+    await publish(TOPICS.organizationDeleted, { organization: a.organization, organizationId: 'org-id-a' });
 
     expect(await service.store.list(`${a.organization}/`)).toEqual([]);
     expect(await service.store.list(`${b.organization}/`)).toEqual([b.objectKey]);
@@ -468,6 +468,25 @@ describe('deletions', () => {
       a.organization,
     ]);
     expect(rows).toEqual([]);
+  });
+
+  it('keeps the archives and upload URLs of a new organization that took a deleted one\'s name', async () => {
+    const name = `org-${randomBytes(3).toString('hex')}`;
+    const old = await newSession({ organization: name, organizationId: 'org-id-old' });
+    await storage.upload(old.token, await policyArchive());
+    const oldPending = await newSession({ organization: name, organizationId: 'org-id-old' });
+    // The name was re-registered before storage heard of the deletion.
+    const fresh = await newSession({ organization: name, organizationId: 'org-id-new' });
+    await storage.upload(fresh.token, await policyArchive());
+    const freshPending = await newSession({ organization: name, organizationId: 'org-id-new' });
+    const freshPlan = `${name}/runs/run-new/plan.json`;
+    await storage.putObject(freshPlan, Buffer.from('{}'), '', 'org-id-new');
+
+    await publish(TOPICS.organizationDeleted, { organization: name, organizationId: 'org-id-old' });
+
+    expect((await service.store.list(`${name}/`)).sort()).toEqual([fresh.objectKey, freshPlan].sort());
+    expect((await remote(storage.upload(oldPending.token, await policyArchive())))?.status).toBe(5);
+    expect((await storage.upload(freshPending.token, await policyArchive())).ok).toBe(true);
   });
 
   it('dead-letters an event it cannot process, with the error, instead of dropping it', async () => {

@@ -14,7 +14,7 @@ export function grpcObjectStore(
 ): ObjectStore & { close(): void } {
   const client = createClient(contracts().policyhub.storage.v1.Storage, address, credential);
   return {
-    put(key, bytes, contentType) {
+    put(key, bytes, contentType, organizationId) {
       return new Promise<void>((resolve, reject) => {
         const call = client.raw.PutObject(client.metadata(), deadline({ deadlineMs: 60_000 }), (err) => {
           if (!err) return resolve();
@@ -24,7 +24,7 @@ export function grpcObjectStore(
             reject(mapped);
           }
         });
-        call.write({ header: { key, contentType } });
+        call.write({ header: { key, contentType, organizationId } });
         for (let offset = 0; offset < bytes.length; offset += CHUNK_BYTES) {
           call.write({ data: bytes.subarray(offset, offset + CHUNK_BYTES) });
         }

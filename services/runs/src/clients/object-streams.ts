@@ -25,7 +25,7 @@ export function grpcObjectStreams(
 ): ObjectStreams & { close(): void } {
   const client = createClient(contracts().policyhub.storage.v1.Storage, address, credential);
   return {
-    openWriter(key, contentType): ObjectWriter {
+    openWriter(key, contentType, organizationId): ObjectWriter {
       let failure: unknown;
       let answered = false;
       let resolveDone!: (size: number) => void;
@@ -49,7 +49,7 @@ export function grpcObjectStreams(
         },
       );
       call.on('error', () => {}); // reported through the callback
-      call.write({ header: { key, contentType } });
+      call.write({ header: { key, contentType, organizationId } });
       return {
         async write(chunk) {
           if (failure) throw failure;

@@ -27,7 +27,8 @@ export interface ObjectInfo {
 }
 
 export interface ObjectStore {
-  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  /** `organizationId`: the owning organization's immutable id; its deletion removes the object too. */
+  put(key: string, bytes: Buffer, contentType: string, organizationId: string): Promise<void>;
   /** The object's bytes, or undefined when it does not exist. */
   get(key: string): Promise<Buffer | undefined>;
   /** Size and SHA-256 of the objects that exist among `keys`. */
@@ -76,7 +77,7 @@ export interface ObjectWriter {
 
 /** Streaming access to objects, for documents too large to hold in memory. */
 export interface ObjectStreams {
-  openWriter(key: string, contentType: string): ObjectWriter;
+  openWriter(key: string, contentType: string, organizationId: string): ObjectWriter;
   /** The object's bytes as they arrive, or undefined when it does not exist. */
   openReader(key: string): Promise<AsyncIterable<Buffer> | undefined>;
 }

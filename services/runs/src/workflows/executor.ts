@@ -38,7 +38,7 @@ export class ExecutorWorkflows {
     if (!attempt) return (await this.runs.getView(runId))!;
     try {
       const key = planObjectKey(run.organization, run.id);
-      await this.ctx.objects.put(key, planJson, 'application/json');
+      await this.ctx.objects.put(key, planJson, 'application/json', run.organization_id ?? '');
       await finishPlan(this.ctx, run, { key, summary, sizeBytes: planJson.length, attempt });
     } finally {
       await releasePlan(this.ctx, plan.id, attempt);

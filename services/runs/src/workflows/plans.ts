@@ -65,7 +65,7 @@ export class PlanWorkflows {
     const attempt = await claimPlan(this.ctx, plan.id);
     try {
       const key = planObjectKey(run.organization, run.id);
-      const writer = this.ctx.streams.openWriter(key, 'application/json');
+      const writer = this.ctx.streams.openWriter(key, 'application/json', run.organization_id ?? '');
       const validator = new PlanDocumentValidator();
       const deadline = Date.now() + PLAN_UPLOAD_HOLD_MS;
       let size = 0;

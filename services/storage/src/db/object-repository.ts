@@ -5,8 +5,8 @@ export interface ObjectRecord {
   key: string;
   organization: string;
   /**
-   * The owning organization's immutable id, for archives of upload sessions; '' for objects whose
-   * writer deletes them itself (runs' plan files), never reached by an organization's deletion.
+   * The owning organization's immutable id ('' when the writer named none: then only the writer
+   * deletes the object, never an organization's deletion).
    */
   organizationId?: string;
   sizeBytes: number;

@@ -69,7 +69,11 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
           const { first, data } = await headerThenData(call, 'header');
           return putObject(
             { db, store, stagingDir: deps.stagingDir, maxObjectBytes: deps.limits.maxObjectBytes },
-            { key: first.header?.key ?? '', contentType: first.header?.contentType ?? '' },
+            {
+              key: first.header?.key ?? '',
+              contentType: first.header?.contentType ?? '',
+              organizationId: first.header?.organizationId ?? '',
+            },
             data,
             () => call.cancelled,
           );

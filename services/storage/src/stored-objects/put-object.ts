@@ -27,7 +27,7 @@ export class ObjectAbandonedError extends Error {
  */
 export async function putObject(
   deps: PutObjectDeps,
-  header: { key: string; contentType: string },
+  header: { key: string; contentType: string; organizationId?: string },
   body: AsyncIterable<Buffer>,
   isAbandoned: () => boolean = () => false,
 ) {
@@ -52,6 +52,7 @@ export async function putObject(
     await new ObjectRepository(deps.db).upsert({
       key,
       organization: organizationOf(key),
+      organizationId: header.organizationId ?? '',
       sizeBytes: staging.sizeBytes,
       sha256,
       contentType,

@@ -19,12 +19,17 @@ export function createStorageClient(address: string) {
         call.end();
       });
     },
-    putObject(key: string, body: Buffer, contentType = ''): Promise<storageV1.ObjectInfo__Output> {
+    putObject(
+      key: string,
+      body: Buffer,
+      contentType = '',
+      organizationId = '',
+    ): Promise<storageV1.ObjectInfo__Output> {
       return new Promise((resolve, reject) => {
         const call = client.raw.PutObject(client.metadata(), (err, res) =>
           err ? reject(err) : resolve(res!),
         );
-        call.write({ header: { key, contentType } });
+        call.write({ header: { key, contentType, organizationId } });
         for (let i = 0; i < body.length; i += 16 * 1024)
           call.write({ data: body.subarray(i, i + 16 * 1024) });
         call.end();
