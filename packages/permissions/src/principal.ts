@@ -62,7 +62,8 @@ export function principalFromJson(value: unknown): Principal | undefined {
   if (v.organizationIds !== undefined) {
     if (!Array.isArray(v.organizationIds)) return undefined;
     for (const entry of v.organizationIds) {
-      if (!Array.isArray(entry) || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') return undefined;
+      if (!Array.isArray(entry) || typeof entry[0] !== 'string' || typeof entry[1] !== 'string')
+        return undefined;
       organizationIds.set(entry[0], entry[1]);
     }
   }

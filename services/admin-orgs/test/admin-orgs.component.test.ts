@@ -185,6 +185,49 @@ describe('admin-orgs against Postgres', () => {
     expect(rows[0]!.n).toBe(0);
   });
 
+  it('gives a re-created organization a new id, carried by principals, workspaces and the deletion event', async () => {
+    const admin = await principalOf(ADMIN_TOKEN);
+    const u = await identity.CreateUser(
+      { username: 'hugo', email: 'hugo@example.com' },
+      { principal: admin },
+    );
+    const token = (await identity.CreateAuthenticationToken({ userId: u.id }, { principal: admin })).token;
+    const idOf = async () =>
+      (await identity.Authenticate({ token })).memberships.find((m) => m.organization === 'again-co')
+        ?.organizationId;
+
+    const first = await orgs.CreateOrganization(
+      { name: 'again-co', email: 'ops@again.example' },
+      { principal: await principalOf(token) },
+    );
+    expect(first.externalId).toMatch(/^org-/);
+    expect(await idOf()).toBe(first.externalId);
+    const ws = await workspaces.CreateWorkspace(
+      { organization: 'again-co', name: 'w' },
+      { principal: await principalOf(token) },
+    );
+    expect((await workspaces.GetWorkspace({ id: ws.id })).organizationId).toBe(first.externalId);
+
+    await orgs.DeleteOrganization({ name: 'again-co' }, { principal: await principalOf(token) });
+    const deleted = published
+      .filter((e) => e.topic === TOPICS.organizationDeleted.name)
+      .map((e) =>
+        decodeMessage<{ organization: string; organizationId: string }>(
+          TOPICS.organizationDeleted.type,
+          e.payload,
+        ),
+      )
+      .find((e) => e.organization === 'again-co');
+    expect(deleted?.organizationId).toBe(first.externalId);
+
+    const second = await orgs.CreateOrganization(
+      { name: 'again-co', email: 'ops@again.example' },
+      { principal: await principalOf(token) },
+    );
+    expect(second.externalId).not.toBe(first.externalId);
+    expect(await idOf()).toBe(second.externalId);
+  });
+
   it('notes when a token was last used at most once a minute, in the authentication query', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
     const user = await identity.CreateUser(

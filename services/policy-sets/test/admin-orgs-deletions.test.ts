@@ -85,7 +85,10 @@ describe('admin-orgs deletions', () => {
       'SELECT count(*)::int AS n FROM policy_sets',
     );
     expect(before[0]!.n).toBeGreaterThan(0);
-    await publish(TOPICS.organizationDeleted, { organization: 'someone-else', organizationId: 'org-id-other' });
+    await publish(TOPICS.organizationDeleted, {
+      organization: 'someone-else',
+      organizationId: 'org-id-other',
+    });
     expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).id).toBe(set.id);
     await publish(TOPICS.organizationDeleted, { organization: ORG, organizationId: 'org-id-acme' });
     await expect(h.clients.policySets.GetPolicySet({ id: set.id }, as)).rejects.toMatchObject({ code: 5 });
@@ -110,10 +113,18 @@ describe('admin-orgs deletions', () => {
     tenancy.organizations.reborn = { id: 'org-id-reborn-2' };
     const newOwner = { principal: managerOf('reborn', 'org-id-reborn-2') };
 
-    await expect(h.clients.policySets.GetPolicySet({ id: oldSet.id }, newOwner)).rejects.toMatchObject({ code: 5 });
-    await expect(h.clients.policies.GetPolicy({ id: oldPolicy.id }, newOwner)).rejects.toMatchObject({ code: 5 });
-    expect((await h.clients.policySets.ListPolicySets({ organization: 'reborn' }, newOwner)).policySets).toEqual([]);
-    expect((await h.clients.policies.ListPolicies({ organization: 'reborn' }, newOwner)).policies).toEqual([]);
+    await expect(h.clients.policySets.GetPolicySet({ id: oldSet.id }, newOwner)).rejects.toMatchObject({
+      code: 5,
+    });
+    await expect(h.clients.policies.GetPolicy({ id: oldPolicy.id }, newOwner)).rejects.toMatchObject({
+      code: 5,
+    });
+    expect(
+      (await h.clients.policySets.ListPolicySets({ organization: 'reborn' }, newOwner)).policySets,
+    ).toEqual([]);
+    expect((await h.clients.policies.ListPolicies({ organization: 'reborn' }, newOwner)).policies).toEqual(
+      [],
+    );
     const applicable = await h.clients.applicable.GetApplicablePolicySets({
       organization: 'reborn',
       organizationId: 'org-id-reborn-2',
@@ -134,8 +145,12 @@ describe('admin-orgs deletions', () => {
 
     // The old organization's deletion arrives late: only its own data goes.
     await publish(TOPICS.organizationDeleted, { organization: 'reborn', organizationId: 'org-id-reborn-1' });
-    expect((await h.clients.policySets.GetPolicySet({ id: newSet.id }, newOwner)).policyIds).toEqual([newPolicy.id]);
-    expect((await h.clients.policySets.ListPolicySets({ organization: 'reborn' }, newOwner)).policySets).toHaveLength(1);
+    expect((await h.clients.policySets.GetPolicySet({ id: newSet.id }, newOwner)).policyIds).toEqual([
+      newPolicy.id,
+    ]);
+    expect(
+      (await h.clients.policySets.ListPolicySets({ organization: 'reborn' }, newOwner)).policySets,
+    ).toHaveLength(1);
     const { rows } = await h.service.db.query('SELECT id FROM policy_sets WHERE id = $1', [oldSet.id]);
     expect(rows).toEqual([]);
   });

@@ -14,7 +14,11 @@ describe('runs service: deletions from admin-orgs', () => {
   afterAll(() => h?.stop());
 
   /** A run with a plan, a check, a comment and events. */
-  async function fullRun(workspaceId: string, organization: string, organizationId = `org-id-${organization}`) {
+  async function fullRun(
+    workspaceId: string,
+    organization: string,
+    organizationId = `org-id-${organization}`,
+  ) {
     h.workspaces.add(workspaceId, organization, undefined, organizationId);
     h.policySets.byWorkspace.set(workspaceId, [policySet('polset-x', [['a', 'advisory']])]);
     const as = owner(organization, undefined, organizationId);
@@ -99,8 +103,9 @@ describe('runs service: deletions from admin-orgs', () => {
       organization: 'reborn',
       organizationId: 'org-id-reborn-1',
     });
-    const left = (await h.service.db.query<{ id: string }>("SELECT id FROM runs WHERE organization = 'reborn'"))
-      .rows;
+    const left = (
+      await h.service.db.query<{ id: string }>("SELECT id FROM runs WHERE organization = 'reborn'")
+    ).rows;
     expect(left.map((r) => r.id)).toEqual([fresh]);
     expect((await h.runs.GetRun({ id: fresh }, newOwner)).run!.id).toBe(fresh);
   });

@@ -470,7 +470,7 @@ describe('deletions', () => {
     expect(rows).toEqual([]);
   });
 
-  it('keeps the archives and upload URLs of a new organization that took a deleted one\'s name', async () => {
+  it("keeps the archives and upload URLs of a new organization that took a deleted one's name", async () => {
     const name = `org-${randomBytes(3).toString('hex')}`;
     const old = await newSession({ organization: name, organizationId: 'org-id-old' });
     await storage.upload(old.token, await policyArchive());

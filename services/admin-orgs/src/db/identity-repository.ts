@@ -48,7 +48,9 @@ export class IdentityRepository {
   /** Organization -> its id and permissions for every enabled organization the user is a member of. */
   async memberships(
     userId: string,
-  ): Promise<Array<{ organization: string; organization_id: string; permissions: string[]; is_owner: boolean }>> {
+  ): Promise<
+    Array<{ organization: string; organization_id: string; permissions: string[]; is_owner: boolean }>
+  > {
     const { rows } = await this.db.query<{
       organization: string;
       organization_id: string;

@@ -221,9 +221,10 @@ export class TenancyRepository {
   // ------------------------------------------------------------ workspaces
 
   async getWorkspace(id: string): Promise<WorkspaceRow | undefined> {
-    const { rows } = await this.db.query<WorkspaceRow>(`SELECT ${WORKSPACE_WITH_ORGANIZATION_ID} WHERE w.id = $1`, [
-      id,
-    ]);
+    const { rows } = await this.db.query<WorkspaceRow>(
+      `SELECT ${WORKSPACE_WITH_ORGANIZATION_ID} WHERE w.id = $1`,
+      [id],
+    );
     return rows[0];
   }
 

@@ -153,7 +153,10 @@ export async function deleteOrganization(db: Db, name: string): Promise<boolean>
     const organizationId = await new TenancyRepository(tx).deleteOrganization(name);
     if (organizationId === undefined) return false;
     // Keyed by the id: consumers delete what was recorded with it, whoever holds the name by then.
-    await enqueueEvent(tx, TOPICS.organizationDeleted, organizationId, { organization: name, organizationId });
+    await enqueueEvent(tx, TOPICS.organizationDeleted, organizationId, {
+      organization: name,
+      organizationId,
+    });
     for (const state of await sharing.sharingStates(producers)) await enqueueSharingChanged(tx, state);
     return true;
   });

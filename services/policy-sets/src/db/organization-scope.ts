@@ -9,7 +9,10 @@ export interface OrganizationRef {
 }
 
 /** The organization a stored row belongs to. */
-export const organizationOfRow = (row: { organization: string; organization_id: string | null }): OrganizationRef => ({
+export const organizationOfRow = (row: {
+  organization: string;
+  organization_id: string | null;
+}): OrganizationRef => ({
   name: row.organization,
   id: row.organization_id,
 });

@@ -69,7 +69,17 @@ export class PolicyRepository {
       `INSERT INTO policies (id, organization, organization_id, name, description, kind, query, enforcement_level,
                              enforce_path)
        VALUES ($1, $2, $9, $3, $4, $5, $6, $7, $8)`,
-      [id, organization.name, f.name, f.description, f.kind, f.query, f.enforcementLevel, f.enforcePath, organization.id],
+      [
+        id,
+        organization.name,
+        f.name,
+        f.description,
+        f.kind,
+        f.query,
+        f.enforcementLevel,
+        f.enforcePath,
+        organization.id,
+      ],
     );
   }
 

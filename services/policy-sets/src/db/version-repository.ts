@@ -65,7 +65,16 @@ export class VersionRepository {
           created_at, updated_at)
        VALUES ($1, $2, $3, $8, $4, 'pending', $7, $5, $6, $7, $7)
        RETURNING ${COLUMNS}`,
-      [v.id, v.policySetId, v.organization, v.source, v.uploadToken, v.uploadExpiresAt, v.createdAt, v.organizationId],
+      [
+        v.id,
+        v.policySetId,
+        v.organization,
+        v.source,
+        v.uploadToken,
+        v.uploadExpiresAt,
+        v.createdAt,
+        v.organizationId,
+      ],
     );
     return rows[0]!;
   }

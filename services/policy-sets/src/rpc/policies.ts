@@ -35,7 +35,8 @@ export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policy
   const lookup = new AdminOrgsLookup(clients);
   const visiblePolicy = async (principal: Principal | undefined, id: string) => {
     const policy = await repo.get(id);
-    if (!policy || !canManagePolicies(principal, policy.organization, policy.organization_id)) throw notFound();
+    if (!policy || !canManagePolicies(principal, policy.organization, policy.organization_id))
+      throw notFound();
     return policy;
   };
 

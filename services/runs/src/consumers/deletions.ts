@@ -21,7 +21,10 @@ export function startDeletionConsumer(options: {
   logger: Logger;
   onObjectsOrphaned: () => void;
 }): Promise<Subscription> {
-  const removeRuns = async (tx: Queryable, scope: { workspaceId: string } | { organization: OrganizationRef }) => {
+  const removeRuns = async (
+    tx: Queryable,
+    scope: { workspaceId: string } | { organization: OrganizationRef },
+  ) => {
     const runs = new RunRepository(tx);
     const versions = new ConfigurationVersionRepository(tx);
     let deleted: Array<{ id: string; organization: string }>;

@@ -139,7 +139,9 @@ export class RunRepository {
    * Runs of a deleted organization: those recorded with its id, never those of a new organization
    * that has the name now; runs from before ids existed (no id) go by the name.
    */
-  async deleteInOrganization(organization: OrganizationRef): Promise<Array<{ id: string; organization: string }>> {
+  async deleteInOrganization(
+    organization: OrganizationRef,
+  ): Promise<Array<{ id: string; organization: string }>> {
     const { rows } = await this.db.query<{ id: string; organization: string }>(
       `DELETE FROM runs WHERE ${IN_ORGANIZATION} RETURNING id, organization`,
       [organization.id, organization.name],

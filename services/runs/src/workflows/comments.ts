@@ -45,7 +45,13 @@ export class CommentWorkflows {
   async get(principal: Principal | undefined, id: string): Promise<CommentRow> {
     const comment = await this.comments.get(id);
     if (!comment) throw notFound('RUNS_COMMENT_NOT_FOUND');
-    requirePermission(principal, comment.organization, READ_RUNS, 'RUNS_COMMENT_NOT_FOUND', comment.organization_id);
+    requirePermission(
+      principal,
+      comment.organization,
+      READ_RUNS,
+      'RUNS_COMMENT_NOT_FOUND',
+      comment.organization_id,
+    );
     return comment;
   }
 

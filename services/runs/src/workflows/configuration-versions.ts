@@ -37,7 +37,13 @@ export class ConfigurationVersionWorkflows {
       ? await this.ctx.workspaces.getWorkspace(input.workspaceId)
       : undefined;
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(caller, workspace.organization, CREATE_RUNS, 'RUNS_WORKSPACE_NOT_FOUND', workspace.organizationId);
+    requirePermission(
+      caller,
+      workspace.organization,
+      CREATE_RUNS,
+      'RUNS_WORKSPACE_NOT_FOUND',
+      workspace.organizationId,
+    );
     const id = newId('cv');
     const createdAt = new Date();
     const session = await this.ctx.uploadSessions.create({
@@ -68,7 +74,13 @@ export class ConfigurationVersionWorkflows {
   async get(principal: Principal | undefined, id: string): Promise<ConfigurationVersionRow> {
     const version = await this.versions.get(id);
     if (!version) throw notFound('RUNS_CONFIGURATION_VERSION_NOT_FOUND');
-    requirePermission(principal, version.organization, READ_RUNS, 'RUNS_CONFIGURATION_VERSION_NOT_FOUND', version.organization_id);
+    requirePermission(
+      principal,
+      version.organization,
+      READ_RUNS,
+      'RUNS_CONFIGURATION_VERSION_NOT_FOUND',
+      version.organization_id,
+    );
     return version;
   }
 
@@ -76,7 +88,13 @@ export class ConfigurationVersionWorkflows {
     requirePrincipal(principal);
     const workspace = await this.ctx.workspaces.getWorkspace(workspaceId);
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(principal, workspace.organization, READ_RUNS, 'RUNS_WORKSPACE_NOT_FOUND', workspace.organizationId);
+    requirePermission(
+      principal,
+      workspace.organization,
+      READ_RUNS,
+      'RUNS_WORKSPACE_NOT_FOUND',
+      workspace.organizationId,
+    );
     const w = pageWindow(page);
     const { rows, total } = await this.versions.listByWorkspace(workspaceId, w.size, w.offset);
     return { versions: rows, page: pageInfo(w, total) };

@@ -31,7 +31,13 @@ export class PolicyCheckWorkflows {
   async get(principal: Principal | undefined, id: string): Promise<PolicyCheckRow> {
     const check = await this.checks.get(id);
     if (!check) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
-    requirePermission(principal, check.organization, READ_RUNS, 'RUNS_POLICY_CHECK_NOT_FOUND', check.organization_id);
+    requirePermission(
+      principal,
+      check.organization,
+      READ_RUNS,
+      'RUNS_POLICY_CHECK_NOT_FOUND',
+      check.organization_id,
+    );
     return check;
   }
 
@@ -54,7 +60,13 @@ export class PolicyCheckWorkflows {
     const caller = requirePrincipal(principal);
     const found = await this.checks.get(id);
     if (!found) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
-    requirePermission(caller, found.organization, OVERRIDE_POLICY_CHECKS, 'RUNS_POLICY_CHECK_NOT_FOUND', found.organization_id);
+    requirePermission(
+      caller,
+      found.organization,
+      OVERRIDE_POLICY_CHECKS,
+      'RUNS_POLICY_CHECK_NOT_FOUND',
+      found.organization_id,
+    );
     const justification = validateOverrideComment(comment.trim());
     await this.ctx.db.transaction(async (tx) => {
       const run = await new RunRepository(tx).getForUpdate(found.run_id);

@@ -37,7 +37,13 @@ export class RunWorkflows {
       ? await this.ctx.workspaces.getWorkspace(input.workspaceId)
       : undefined;
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(caller, workspace.organization, CREATE_RUNS, 'RUNS_WORKSPACE_NOT_FOUND', workspace.organizationId);
+    requirePermission(
+      caller,
+      workspace.organization,
+      CREATE_RUNS,
+      'RUNS_WORKSPACE_NOT_FOUND',
+      workspace.organizationId,
+    );
     const message = validateRunMessage(input.message);
     const id = await this.ctx.db.transaction(async (tx) => {
       let speculative = false;
@@ -83,7 +89,13 @@ export class RunWorkflows {
     requirePrincipal(principal);
     const workspace = await this.ctx.workspaces.getWorkspace(workspaceId);
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(principal, workspace.organization, READ_RUNS, 'RUNS_WORKSPACE_NOT_FOUND', workspace.organizationId);
+    requirePermission(
+      principal,
+      workspace.organization,
+      READ_RUNS,
+      'RUNS_WORKSPACE_NOT_FOUND',
+      workspace.organizationId,
+    );
     const w = pageWindow(page);
     const { rows, total } = await this.runs.listByWorkspace(workspaceId, w.size, w.offset);
     return { runs: rows, page: pageInfo(w, total) };
@@ -101,7 +113,13 @@ export class RunWorkflows {
   async getEvent(principal: Principal | undefined, id: string): Promise<RunEventRow> {
     const event = await this.events.get(id);
     if (!event) throw notFound('RUNS_RUN_EVENT_NOT_FOUND');
-    requirePermission(principal, event.organization, READ_RUNS, 'RUNS_RUN_EVENT_NOT_FOUND', event.organization_id);
+    requirePermission(
+      principal,
+      event.organization,
+      READ_RUNS,
+      'RUNS_RUN_EVENT_NOT_FOUND',
+      event.organization_id,
+    );
     return event;
   }
 

@@ -22,7 +22,9 @@ export function deletionHandlers(store: ObjectStore) {
         // whose sessions and archives stay (ADR 0019).
         const organization = { name: event.payload.organization, id: event.payload.organizationId || null };
         await new SessionRepository(tx).deleteForOrganization(organization);
-        await deleteObjects(tx, store, { keys: await new ObjectRepository(tx).keysOfOrganization(organization) });
+        await deleteObjects(tx, store, {
+          keys: await new ObjectRepository(tx).keysOfOrganization(organization),
+        });
       },
     },
     {
