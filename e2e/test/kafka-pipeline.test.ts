@@ -2,7 +2,8 @@ import { waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from './support/api.js';
 import { policyArchive, putArchive, tarGzOf } from './support/archives.js';
-import { createOrganization } from './support/fixtures.js';
+import { createOrganizationAs } from './support/admin-organizations.js';
+import { createOrganization, createUser, uniqueName } from './support/fixtures.js';
 import {
   type MultiProcessSystem,
   metricValue,
@@ -113,6 +114,69 @@ describe('upload pipeline over Kafka, services in separate processes', () => {
     );
     expect(await storedObjectsOf(t.db('storage'), org, v.setId)).toEqual([]);
     expect(objectFileExists(t.dataDir, key!)).toBe(false);
+  });
+
+  it('an organization name registered again while its deletion is on its way keeps its new data', async () => {
+    const name = uniqueName('kafka-reused');
+    const first = await createOrganization(t, 'kafka-reused', name);
+    const old = await pendingVersion(first.owner.api, name);
+    expect((await putArchive(old.upload, await policyArchive())).status).toBe(200);
+    await settledVersion(first.owner.api, old.id);
+    const [oldKey] = await storedObjectsOf(t.db('storage'), name, old.setId);
+
+    // Hold policy-sets' and storage's consumers: each records an event in processed_events first.
+    const held = ['policy-sets', 'storage'].map((service) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const done = t.db(service as 'policy-sets' | 'storage').transaction(async (tx) => {
+        await tx.query('LOCK TABLE processed_events IN EXCLUSIVE MODE');
+        locked();
+        await released;
+      });
+      return { release, done, isLocked };
+    });
+    await Promise.all(held.map((h) => h.isLocked));
+    let fresh!: Awaited<ReturnType<typeof pendingVersion>>;
+    let second!: Awaited<ReturnType<typeof createUser>>;
+    try {
+      expect((await t.admin.delete(`/admin/organizations/${name}`)).status).toBe(204);
+      second = await createUser(t, 'kafka-second');
+      await createOrganizationAs(second.api, name);
+      const listed = await second.api.get(`/organizations/${name}/policy-sets`);
+      expect(listed.body.data).toEqual([]);
+      expect((await second.api.get(`/policy-sets/${old.setId}`)).status).toBe(404);
+      fresh = await pendingVersion(second.api, name);
+      expect((await putArchive(fresh.upload, await policyArchive())).status).toBe(200);
+    } finally {
+      for (const h of held) h.release();
+      await Promise.all(held.map((h) => h.done));
+    }
+
+    const { rows } = await t
+      .db('admin-orgs')
+      .query<{ event_id: string }>(
+        "SELECT event_id FROM outbox WHERE topic = 'admin-orgs.organization-deleted' ORDER BY id DESC LIMIT 1",
+      );
+    const eventId = rows[0]!.event_id;
+    await waitFor(
+      async () =>
+        (await processedCounts(t.db('policy-sets'), 'policy-sets.admin-orgs-deletions', [eventId]))[
+          eventId
+        ] === 1 && (await processedCounts(t.db('storage'), STORAGE_CONSUMER, [eventId]))[eventId] === 1,
+      30_000,
+    );
+    expect((await settledVersion(second.api, fresh.id)).attributes.status).toBe('ready');
+    const listed = await second.api.get(`/organizations/${name}/policy-sets`);
+    expect(listed.body.data.map((d: { id: string }) => d.id)).toEqual([fresh.setId]);
+    expect(await storedObjectsOf(t.db('storage'), name, fresh.setId)).toHaveLength(1);
+    expect(await storedObjectsOf(t.db('storage'), name, old.setId)).toEqual([]);
+    expect(objectFileExists(t.dataDir, oldKey!)).toBe(false);
   });
 
   it('dead-letters nothing along the way', async () => {

@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from './support/api.js';
 import { createOrganizationAs } from './support/admin-organizations.js';
 import { policyArchive, putArchive } from './support/archives.js';
-import { createPolicy, createPolicySet, createUser, createWorkspace, uniqueName } from './support/fixtures.js';
+import {
+  createPolicy,
+  createPolicySet,
+  createUser,
+  createWorkspace,
+  uniqueName,
+} from './support/fixtures.js';
 import { createRun, type InternalRunsApi, internalRunsApi, planJson } from './support/runs.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
@@ -122,7 +128,9 @@ describe('an organization name registered again after a deletion', () => {
     await createOrganizationAs(first.api, name);
     const old = await populate(first.api, name);
     await waitFor(
-      async () => (await first.api.get(`/policy-set-versions/${old.version}`)).body?.data?.attributes?.status === 'ready',
+      async () =>
+        (await first.api.get(`/policy-set-versions/${old.version}`)).body?.data?.attributes?.status ===
+        'ready',
     );
     const [oldArchive] = await archiveKeys([old.version]);
     expect(await storedObjects([oldArchive!])).toBe(1);
@@ -201,7 +209,8 @@ describe('an organization name registered again after a deletion', () => {
     const fresh = await populate(second.api, name);
     await waitFor(
       async () =>
-        (await second.api.get(`/policy-set-versions/${fresh.version}`)).body?.data?.attributes?.status === 'ready',
+        (await second.api.get(`/policy-set-versions/${fresh.version}`)).body?.data?.attributes?.status ===
+        'ready',
     );
     await expectOnly(second.api, name, fresh);
   });
