@@ -46,4 +46,24 @@ describe('permission model', () => {
       principalFromJson({ userId: 'u', username: 'x', isSiteAdmin: false, memberships: [['acme', [1]]] }),
     ).toBeUndefined();
   });
+
+  it('counts a membership only for data of the organization that holds the name now', () => {
+    const current = principalOf(
+      { userId: 'user-1', username: 'alice', isSiteAdmin: false },
+      [['acme', ['read-runs']]],
+      [['acme', 'org-new']],
+    );
+    expect(hasPermission(current, 'acme', 'read-runs', 'org-new')).toBe(true);
+    // A deleted organization that had the same name is another organization.
+    expect(hasPermission(current, 'acme', 'read-runs', 'org-old')).toBe(false);
+    // Data recorded before ids existed goes by the name.
+    expect(hasPermission(current, 'acme', 'read-runs', null)).toBe(true);
+    // A principal without ids reaches no data that has one.
+    expect(hasPermission(member, 'acme', 'read-runs', 'org-new')).toBe(false);
+    const back = principalFromJson(JSON.parse(JSON.stringify(principalToJson(current))));
+    expect(back && hasPermission(back, 'acme', 'read-runs', 'org-new')).toBe(true);
+    expect(
+      principalFromJson({ ...principalToJson(current), organizationIds: { acme: 'org-new' } }),
+    ).toBeUndefined();
+  });
 });

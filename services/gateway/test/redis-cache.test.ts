@@ -13,8 +13,15 @@ const alice: Principal = {
   username: 'alice',
   isSiteAdmin: false,
   memberships: new Map([['acme', ['manage-policies', 'read-runs']]]),
+  organizationIds: new Map([['acme', 'org-acme-id']]),
 };
-const bob: Principal = { userId: 'user-bob', username: 'bob', isSiteAdmin: true, memberships: new Map() };
+const bob: Principal = {
+  userId: 'user-bob',
+  username: 'bob',
+  isSiteAdmin: true,
+  memberships: new Map(),
+  organizationIds: new Map(),
+};
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 describe.skipIf(SKIP_REDIS)('the Redis principal cache', () => {
