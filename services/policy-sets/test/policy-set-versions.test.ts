@@ -283,7 +283,7 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
   });
 
   it('errors a version whose organization was disabled or deleted before the outcome was applied', async () => {
-    for (const change of ['disabled', 'deleted'] as const) {
+    for (const change of ['disabled', 'deleted', 're-registered'] as const) {
       const set = await newSet();
       const good = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
       await uploadCompleted(succeeded(good));
@@ -291,6 +291,8 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
       // Storage checked the organization before storing; it changed before policy-sets applied.
       const saved = tenancy.organizations[ORG]!;
       if (change === 'disabled') tenancy.organizations[ORG] = { ...saved, isDisabled: true };
+      // Deleted, and a new organization took the name (another id, ADR 0019).
+      else if (change === 're-registered') tenancy.organizations[ORG] = { ...saved, id: 'org-id-newcomer' };
       else delete tenancy.organizations[ORG];
       try {
         await uploadCompleted(succeeded(late));
@@ -300,7 +302,9 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
       expect(await versions.GetPolicySetVersion({ id: late.id }, as)).toMatchObject({
         status: 'errored',
         error: 'POLICY_SETS_ORGANIZATION_UNAVAILABLE',
-        errorMessage: expect.stringContaining(`was ${change} before the upload was applied`),
+        errorMessage: expect.stringContaining(
+          `was ${change === 'disabled' ? 'disabled' : 'deleted'} before the upload was applied`,
+        ),
       });
       expect((await sets.GetPolicySet({ id: set.id }, as)).currentVersionId).toBe(good.id);
     }

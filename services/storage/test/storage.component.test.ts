@@ -32,6 +32,8 @@ let storage: StorageClient;
 let completed: storageV1.UploadCompleted__Output[] = [];
 /** Organizations admin-orgs reports as disabled or missing (every other one is enabled). */
 const organizations = new Map<string, 'disabled' | 'missing'>();
+/** The id each organization name has now, as the fake admin-orgs reports it. */
+const organizationIds = new Map<string, string>();
 let adminOrgs: Awaited<ReturnType<typeof startFakeAdminOrgs>>;
 
 const HOUR = 3600_000;
@@ -83,7 +85,7 @@ beforeAll(async () => {
   await transport.subscribe('test-observer', [TOPICS.uploadCompleted.name], async (m) => {
     completed.push(decodeMessage(TOPICS.uploadCompleted.type, m.payload));
   });
-  adminOrgs = await startFakeAdminOrgs(organizations);
+  adminOrgs = await startFakeAdminOrgs(organizations, organizationIds);
   service = await startStorage({
     adminOrgsAddress: adminOrgs.address,
     databaseUrl: db.url,
@@ -472,10 +474,14 @@ describe('deletions', () => {
 
   it("keeps the archives and upload URLs of a new organization that took a deleted one's name", async () => {
     const name = `org-${randomBytes(3).toString('hex')}`;
+    organizationIds.set(name, 'org-id-old');
     const old = await newSession({ organization: name, organizationId: 'org-id-old' });
     await storage.upload(old.token, await policyArchive());
     const oldPending = await newSession({ organization: name, organizationId: 'org-id-old' });
-    // The name was re-registered before storage heard of the deletion.
+    // The name was re-registered before storage heard of the deletion: the old organization's
+    // upload URL no longer takes uploads, as for any deleted organization.
+    organizationIds.set(name, 'org-id-new');
+    expect((await remote(storage.upload(oldPending.token, await policyArchive())))?.status).toBe(5);
     const fresh = await newSession({ organization: name, organizationId: 'org-id-new' });
     await storage.upload(fresh.token, await policyArchive());
     const freshPending = await newSession({ organization: name, organizationId: 'org-id-new' });

@@ -25,11 +25,16 @@ export class AdminOrgsLookup {
 
   /**
    * Whether `name` may take uploads now, asked without a principal (so a disabled organization is
-   * seen with its flag). `unknown` when admin-orgs cannot be reached.
+   * seen with its flag). `unknown` when admin-orgs cannot be reached. With `id`: a different
+   * organization holding the name now means that one is gone (ADR 0019).
    */
-  async organizationStatus(name: string): Promise<'active' | 'disabled' | 'missing' | 'unknown'> {
+  async organizationStatus(
+    name: string,
+    id: string | null = null,
+  ): Promise<'active' | 'disabled' | 'missing' | 'unknown'> {
     try {
       const org = await this.clients.organizations.GetOrganization({ name });
+      if (id && org.externalId && org.externalId !== id) return 'missing';
       return org.isDisabled ? 'disabled' : 'active';
     } catch (err) {
       const { status } = readServiceError(err);

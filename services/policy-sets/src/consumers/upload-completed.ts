@@ -11,6 +11,7 @@ export const UPLOAD_COMPLETED_CONSUMER = 'policy-sets.upload-completed';
 /** How the consumer learns whether the organization may still take the upload. */
 export type OrganizationStatusOf = (
   organization: string,
+  organizationId: string | null,
 ) => Promise<'active' | 'disabled' | 'missing' | 'unknown'>;
 
 /**
@@ -39,7 +40,7 @@ export async function applyUploadCompleted(
     ? { ok: true, objectKey: p.objectKey, sizeBytes: Number(p.sizeBytes), sha256: p.sha256 }
     : { ok: false, errorCode: p.errorCode, errorMessage: p.errorMessage };
   if (outcome.ok) {
-    const status = await organizationStatus(p.organization);
+    const status = await organizationStatus(p.organization, version.organization_id);
     if (status === 'disabled' || status === 'missing') {
       outcome = {
         ok: false,
@@ -70,8 +71,8 @@ export function startUploadCompletedConsumer({
       {
         topic: TOPICS.uploadCompleted,
         handle: (event, tx) =>
-          applyUploadCompleted(event as ConsumedEvent<storageV1.UploadCompleted__Output>, tx, (name) =>
-            lookup.organizationStatus(name),
+          applyUploadCompleted(event as ConsumedEvent<storageV1.UploadCompleted__Output>, tx, (name, id) =>
+            lookup.organizationStatus(name, id),
           ),
       },
     ],

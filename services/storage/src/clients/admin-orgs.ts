@@ -20,9 +20,11 @@ export class AdminOrgsOrganizationStatus implements OrganizationStatusLookup {
     this.organizations = createClient(contracts().policyhub.adminorgs.v1.Organizations, address, credential);
   }
 
-  async statusOf(organization: string): Promise<OrganizationStatus> {
+  async statusOf(organization: string, organizationId?: string): Promise<OrganizationStatus> {
     try {
       const org = await this.organizations.GetOrganization({ name: organization });
+      // The name was registered again after the session's organization was deleted.
+      if (organizationId && org.externalId && org.externalId !== organizationId) return 'missing';
       return org.isDisabled ? 'disabled' : 'active';
     } catch (err) {
       const { status } = readServiceError(err);

@@ -5,7 +5,11 @@ export type OrganizationStatus = 'active' | 'disabled' | 'missing';
 
 /** Port: asks the organization's owner (admin-orgs) for its status at this moment. */
 export interface OrganizationStatusLookup {
-  statusOf(organization: string): Promise<OrganizationStatus>;
+  /**
+   * `organizationId`: the id the session was opened with; an organization that holds the name now
+   * under another id is a new one, and the session's organization counts as gone (ADR 0019).
+   */
+  statusOf(organization: string, organizationId?: string): Promise<OrganizationStatus>;
 }
 
 /**
@@ -16,8 +20,9 @@ export interface OrganizationStatusLookup {
 export async function requireUploadableOrganization(
   lookup: OrganizationStatusLookup,
   organization: string,
+  organizationId?: string,
 ): Promise<void> {
-  const status = await lookup.statusOf(organization);
+  const status = await lookup.statusOf(organization, organizationId);
   if (status === 'missing') throw notFound('STORAGE_UPLOAD_NOT_FOUND');
   if (status === 'disabled') {
     throw conflict(

@@ -72,7 +72,7 @@ export async function receiveUpload(
   const inspector = new ArchiveInspector(deps.limits, { layout: session.layout, root: session.layoutRoot });
   let stored = false;
   try {
-    await requireUploadableOrganization(deps.organizations, session.organization);
+    await requireUploadableOrganization(deps.organizations, session.organization, session.organizationId);
     for await (const chunk of withDeadline(body, deps.limits.uploadTimeoutMs)) {
       await inspector.write(chunk);
       if (inspector.isOverLimit) break;
@@ -83,7 +83,7 @@ export async function receiveUpload(
     // A sender that went away leaves a truncated body: that must not spend the URL.
     if (isAbandoned()) throw new UploadAbandonedError();
     // Disabled or deleted while the body streamed in: refuse before any outcome is recorded.
-    await requireUploadableOrganization(deps.organizations, session.organization);
+    await requireUploadableOrganization(deps.organizations, session.organization, session.organizationId);
     const outcome: UploadOutcome = inspection.ok ? { ...inspection, sha256 } : inspection;
     if (outcome.ok) {
       await deps.store.put(session.objectKey, await staging.read(), staging.sizeBytes, 'application/gzip');

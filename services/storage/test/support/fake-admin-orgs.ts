@@ -9,7 +9,11 @@ import { testAuth } from '@policyhub/testing';
  * service's code): GetOrganization answers from `organizations` as it is at call time; an
  * organization not listed there is enabled. Every call it receives is counted.
  */
-export async function startFakeAdminOrgs(organizations: Map<string, 'disabled' | 'missing'>) {
+export async function startFakeAdminOrgs(
+  organizations: Map<string, 'disabled' | 'missing'>,
+  /** The id each name has now (none listed: the answer carries no id). */
+  organizationIds: Map<string, string> = new Map(),
+) {
   const v1 = contracts().policyhub.adminorgs.v1;
   const server: grpc.Server = createGrpcServer();
   const calls: string[] = [];
@@ -21,7 +25,11 @@ export async function startFakeAdminOrgs(organizations: Map<string, 'disabled' |
           calls.push(req.name);
           const status = organizations.get(req.name);
           if (status === 'missing') throw notFound();
-          return { name: req.name, isDisabled: status === 'disabled' };
+          return {
+            name: req.name,
+            externalId: organizationIds.get(req.name) ?? '',
+            isDisabled: status === 'disabled',
+          };
         },
       } as never,
       { logger: { error: () => {} }, auth: testAuth('admin-orgs') },
