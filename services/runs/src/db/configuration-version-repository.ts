@@ -65,7 +65,7 @@ export class ConfigurationVersionRepository {
         v.uploadExpiresAt,
         v.createdBy,
         v.createdAt,
-        v.organizationId,
+        v.organizationId || null,
       ],
     );
     return rows[0]!;

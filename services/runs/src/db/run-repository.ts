@@ -69,7 +69,8 @@ export class RunRepository {
         run.createdBy,
         run.createdAt,
         run.configurationVersionId,
-        run.organizationId,
+        // '' (a workspace answer without an id) is stored as unknown, i.e. by-name semantics.
+        run.organizationId || null,
       ],
     );
   }
