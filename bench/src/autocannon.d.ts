@@ -1,15 +1,7 @@
 // The subset of autocannon's API the bench uses (the package ships no types).
 declare module 'autocannon' {
-  interface Histogram {
-    average: number;
-    total: number;
-    p50: number;
-    p97_5: number;
-    p99: number;
-  }
   interface Result {
-    requests: Histogram;
-    latency: Histogram;
+    duration: number;
     errors: number;
     non2xx: number;
   }
@@ -20,6 +12,12 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
   }
-  function autocannon(options: Options): Promise<Result>;
+  interface Instance extends PromiseLike<Result> {
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+    ): this;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }

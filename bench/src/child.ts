@@ -3,9 +3,22 @@ import { readFileSync } from 'node:fs';
 
 export const repoRoot = new URL('../../', import.meta.url).pathname;
 
+/** The Node flags of `npm start` (package.json) and of the images, telemetry included. */
+export const START_FLAGS = [
+  '--conditions=@policyhub/source',
+  '--import',
+  'tsx',
+  '--import',
+  '@policyhub/telemetry/register',
+];
+
 /** Spawns a TypeScript entry point of this repo as its own Node process (loopback only). */
-export function spawnTs(entry: string, env: Record<string, string | undefined>): ChildProcess {
-  return spawn(process.execPath, ['--conditions=@policyhub/source', '--import', 'tsx', entry], {
+export function spawnTs(
+  entry: string,
+  env: Record<string, string | undefined>,
+  flags: readonly string[] = ['--conditions=@policyhub/source', '--import', 'tsx'],
+): ChildProcess {
+  return spawn(process.execPath, [...flags, entry], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,11 +6,15 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
+import { startBaseline } from '../baseline.js';
 import { rssOf } from '../child.js';
-import { round } from '../measure.js';
+import type { BenchConfig } from '../config.js';
+import { median, percentile, round, summarize } from '../measure.js';
+import type { Section } from '../report.js';
+import { interleave, ratios, showRatio } from '../rounds.js';
 import type { BenchSystem } from '../system.js';
 
-/** Writes a tar.gz of incompressible files totalling `bytes` to disk (never held in memory). */
+/** Writes a tar.gz of a policy set plus incompressible files totalling `bytes` (streamed to disk). */
 async function writeArchive(path: string, bytes: number): Promise<void> {
   const pack = tar.pack();
   const out = pipeline(pack, createGzip({ level: 1 }), createWriteStream(path));
@@ -31,11 +35,6 @@ async function writeArchive(path: string, bytes: number): Promise<void> {
   await out;
 }
 
-async function newVersion(b: BenchSystem, setId: string): Promise<{ id: string; upload: string }> {
-  const v = await b.api('POST', `/policy-sets/${setId}/versions`);
-  return { id: v.data.id, upload: v.data.links.upload };
-}
-
 async function put(url: string, file: string): Promise<number> {
   const init: Record<string, unknown> = {
     method: 'PUT',
@@ -49,12 +48,14 @@ async function put(url: string, file: string): Promise<number> {
 }
 
 /**
- * A 20 MiB upload through the gateway into storage: peak RSS growth of the process (gateway and
- * storage share it in embedded mode), and time from the PUT's response until the version reads
- * `ready`, over `samples` small uploads.
+ * Uploads through the gateway into storage: time from the start of the PUT until the version
+ * reads `ready` (polled every 2 ms), against the baseline of writing the same bytes to a fsynced
+ * file and committing one row; and the peak RSS growth of the gateway and storage processes
+ * during a large upload.
  */
-export async function uploadScenario(b: BenchSystem, samples: number, label: string) {
+export async function uploadScenario(b: BenchSystem, cfg: BenchConfig) {
   const dir = mkdtempSync(join(tmpdir(), 'policyhub-bench-upload-'));
+  const baseline = await startBaseline(b.databaseUrl, 'SELECT 1', join(b.dataDir, 'baseline-objects'));
   try {
     const org = `upload-${Date.now()}`;
     await b.api('POST', '/organizations', {
@@ -63,54 +64,92 @@ export async function uploadScenario(b: BenchSystem, samples: number, label: str
     const set = await b.api('POST', `/organizations/${org}/policy-sets`, {
       data: { type: 'policy-sets', attributes: { name: 'uploads' } },
     });
+    const newVersion = async () => {
+      const v = await b.api('POST', `/policy-sets/${set.data.id}/versions`);
+      return { id: v.data.id as string, upload: v.data.links.upload as string };
+    };
+    const bigBytes = cfg.quick ? 1024 * 1024 : 20 * 1024 * 1024;
     const big = join(dir, 'big.tar.gz');
-    await writeArchive(big, 20 * 1024 * 1024);
+    await writeArchive(big, bigBytes);
     const small = join(dir, 'small.tar.gz');
-    await writeArchive(small, 4096);
+    await writeArchive(small, 0);
 
-    let rssGrowthMiB: number | undefined;
-    if (label === 'embedded') {
-      // The `npm start` process holds both the gateway and storage in embedded mode.
-      const before = rssOf(b.pid);
-      let peak = before;
-      const timer = setInterval(() => {
-        peak = Math.max(peak, rssOf(b.pid));
-      }, 5);
-      const v = await newVersion(b, set.data.id);
-      const status = await put(v.upload, big);
-      clearInterval(timer);
-      if (status >= 300) throw new Error(`20 MiB upload answered ${status}`);
-      rssGrowthMiB = round((peak - before) / 1024 / 1024);
-    }
+    // Peak RSS growth during one large upload.
+    const rss = () => b.uploadPids().reduce((sum, pid) => sum + rssOf(pid), 0);
+    const before = rss();
+    let peak = before;
+    const timer = setInterval(() => {
+      peak = Math.max(peak, rss());
+    }, 5);
+    const bigVersion = await newVersion();
+    const bigStatus = await put(bigVersion.upload, big).finally(() => clearInterval(timer));
+    if (bigStatus >= 300) throw new Error(`large upload answered ${bigStatus}`);
+    const rssGrowthMiB = round((peak - before) / 1024 / 1024);
 
-    const delays: number[] = [];
-    let firstGetReady = 0;
-    for (let i = 0; i < samples; i++) {
-      const v = await newVersion(b, set.data.id);
-      const status = await put(v.upload, small);
-      if (status >= 300) throw new Error(`upload answered ${status}`);
-      const t0 = performance.now();
-      for (let attempt = 0; ; attempt++) {
-        const got = await b.api('GET', `/policy-set-versions/${v.id}`);
-        if (got.data.attributes.status === 'ready') {
-          if (attempt === 0) firstGetReady++;
-          break;
+    let seq = 0;
+    const systemSamples = async () => {
+      const putMs: number[] = [];
+      const readyMs: number[] = [];
+      for (let i = 0; i < cfg.uploadSamples; i++) {
+        const v = await newVersion();
+        const t0 = performance.now();
+        const status = await put(v.upload, small);
+        if (status >= 300) throw new Error(`upload answered ${status}`);
+        putMs.push(performance.now() - t0);
+        for (;;) {
+          const got = await b.api('GET', `/policy-set-versions/${v.id}`);
+          const state = got.data.attributes.status;
+          if (state === 'ready') break;
+          if (state === 'errored') throw new Error(got.data.attributes['error-message']);
+          if (performance.now() - t0 > 30_000) throw new Error('version not ready within 30 s');
+          await new Promise((r) => setTimeout(r, 2));
         }
-        if (got.data.attributes.status === 'errored') throw new Error(got.data.attributes['error-message']);
-        if (performance.now() - t0 > 30_000) throw new Error('version not ready within 30 s');
-        await new Promise((r) => setTimeout(r, 5));
+        readyMs.push(performance.now() - t0);
       }
-      delays.push(performance.now() - t0);
-    }
-    delays.sort((a, c) => a - c);
+      return { putMs, readyMs };
+    };
+    const baselineSamples = async () => {
+      const ms: number[] = [];
+      for (let i = 0; i < cfg.uploadSamples; i++) {
+        const t0 = performance.now();
+        const status = await put(baseline.uploadUrl(`object-${++seq}`), small);
+        if (status >= 300) throw new Error(`baseline upload answered ${status}`);
+        ms.push(performance.now() - t0);
+      }
+      return { putMs: ms, readyMs: ms };
+    };
+    await systemSamples();
+    await baselineSamples();
+    const started = performance.now();
+    const rounds = await interleave(cfg.rounds, [baselineSamples, systemSamples]);
+    const seconds = (performance.now() - started) / 1000;
+    const ratio = ratios(rounds.map(([bl, s]) => median(s!.readyMs) / median(bl!.readyMs)));
+    const ready = rounds.flatMap(([, s]) => s!.readyMs).sort((x, y) => x - y);
+    const puts = rounds.flatMap(([, s]) => s!.putMs);
+    const base = rounds.flatMap(([bl]) => bl!.readyMs);
+    const section: Section = {
+      title: `Upload of a ${statSync(small).size}-byte archive: PUT start → \`ready\` (${b.mode}${b.mode === 'distributed' ? ', events over Kafka' : ''})`,
+      rows: [
+        summarize(`${b.mode}: PUT start → ready`, ready, seconds),
+        summarize(`${b.mode}: PUT alone`, puts, seconds),
+        summarize('baseline: same bytes to a fsynced file + one committed row', base, seconds),
+      ],
+      metrics: {
+        'PUT start → ready p50 ÷ baseline p50 (median of rounds)': showRatio(ratio),
+        [`peak RSS growth of gateway + storage during a ${bigBytes / 1024 / 1024} MiB upload (MiB)`]:
+          rssGrowthMiB,
+      },
+    };
     return {
-      archiveBytes: statSync(big).size,
+      section,
+      ratio,
+      readyP50: round(percentile(ready, 50)),
+      readyP99: round(percentile(ready, 99)),
       rssGrowthMiB,
-      readyP50Ms: round(delays[Math.floor(delays.length / 2)] ?? 0),
-      readyMaxMs: round(delays[delays.length - 1] ?? 0),
-      readyOnFirstGet: `${firstGetReady}/${samples}`,
+      bigBytes,
     };
   } finally {
+    await baseline.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

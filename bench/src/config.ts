@@ -1,0 +1,37 @@
+/** How long and how much each scenario runs; `quick` is the shape check run by `npm test`. */
+export interface BenchConfig {
+  quick: boolean;
+  /** Interleaved system/baseline rounds (at least 3). */
+  rounds: number;
+  /** Seconds of each load phase. */
+  seconds: number;
+  /** Seconds of unrecorded load on every target before the first round. */
+  warmupSeconds: number;
+  connections: number;
+  /** Small uploads per side per round. */
+  uploadSamples: number;
+  searchOrganizations: number;
+  /** Sequential requests per term per round. */
+  searchRequests: number;
+  /** Include the distributed processes (five processes, real gRPC, Kafka). */
+  distributed: boolean;
+}
+
+export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
+  const quick = env.BENCH_QUICK === '1';
+  const num = (name: string, full: number, fast: number) => {
+    const value = env[name];
+    return value !== undefined && value !== '' ? Number(value) : quick ? fast : full;
+  };
+  return {
+    quick,
+    rounds: Math.max(3, num('BENCH_ROUNDS', 5, 3)),
+    seconds: num('BENCH_SECONDS', 5, 1),
+    warmupSeconds: num('BENCH_WARMUP_SECONDS', 3, 1),
+    connections: num('BENCH_CONNECTIONS', 32, 4),
+    uploadSamples: num('BENCH_UPLOAD_SAMPLES', 10, 2),
+    searchOrganizations: num('BENCH_SEARCH_ORGANIZATIONS', 20_000, 500),
+    searchRequests: num('BENCH_SEARCH_REQUESTS', 20, 3),
+    distributed: env.BENCH_DISTRIBUTED !== '0',
+  };
+}
