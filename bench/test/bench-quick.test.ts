@@ -40,7 +40,7 @@ describe('bench (BENCH_QUICK=1)', () => {
     expect(search.some((n) => n.includes('(matches)'))).toBe(true);
     expect(search.some((n) => n.includes('(zero-match)'))).toBe(true);
 
-    expect(report.goals).toHaveLength(11);
+    expect(report.goals).toHaveLength(10);
     for (const g of report.goals) {
       expect(g.measured, g.goal).not.toBe('not run');
       expect(typeof g.met, g.goal).toBe('boolean');
