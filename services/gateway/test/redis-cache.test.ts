@@ -51,6 +51,19 @@ describe.skipIf(SKIP_REDIS)('the Redis principal cache', () => {
     expect(await gatewayB.get(hashOf('token-nobody'))).toBeUndefined();
   });
 
+  it('hands out the same principal object while the entry is unchanged (InternalAuth reuses its signature)', async () => {
+    const token = hashOf('token-reused');
+    await gatewayA.set(token, alice);
+    const first = await gatewayB.get(token);
+    expect(first).toEqual(alice);
+    expect(await gatewayB.get(token)).toBe(first);
+
+    await gatewayA.set(token, bob);
+    const changed = await gatewayB.get(token);
+    expect(changed).toEqual(bob);
+    expect(changed).not.toBe(first);
+  });
+
   it('keys entries by the token hash, never by the token', async () => {
     const token = 'ph.secret-token-value';
     await gatewayA.get(hashOf(token));

@@ -46,6 +46,12 @@ export class RedisPrincipalCache implements PrincipalCache {
   private readonly entryPrefix: string;
   /** The epoch each pending miss observed, until set() stores the principal under it. */
   private readonly missEpochs = new Map<string, string>();
+  /**
+   * The principal last read for each token hash, with the JSON it came from. An unchanged entry
+   * hands out the same object, so the internal-auth signature cached for that object
+   * (InternalAuth.signUser) is reused instead of signing (JSON + HMAC) on every call.
+   */
+  private readonly lastRead = new Map<string, { json: string; principal: Principal }>();
 
   constructor(
     private readonly redis: Redis,
@@ -69,9 +75,15 @@ export class RedisPrincipalCache implements PrincipalCache {
     }
     const [epoch, json] = result;
     if (json) {
+      const last = this.lastRead.get(tokenHash);
+      if (last?.json === json) return last.principal;
       try {
         const principal = principalFromJson(JSON.parse(json));
-        if (principal) return principal;
+        if (principal) {
+          if (this.lastRead.size >= 10_000) this.lastRead.clear();
+          this.lastRead.set(tokenHash, { json, principal });
+          return principal;
+        }
       } catch {
         // A corrupt entry is a miss; the next set() overwrites it.
       }
