@@ -116,4 +116,25 @@ describe('admin organization search', () => {
     expect(await repo.countMatching(both)).toEqual({ total: 1, disabled: 0 });
     expect(await repo.countMatching(search({ query: '%' }))).toEqual({ total: 0, disabled: 0 });
   });
+
+  it('answers a page, an empty page and a page past the end with their counts in one statement', async () => {
+    const page = async (q: string, offset: number) => {
+      const recording = new RecordingDb(db);
+      const result = await new AdminOrganizationRepository(recording).searchWithCounts(
+        search({ query: q }),
+        20,
+        offset,
+      );
+      return { ...result, names: result.rows.map((r) => r.name), statements: recording.seen.length };
+    };
+    const hit = await page('ORG-4242-', 0);
+    expect(hit).toMatchObject({ total: 1, disabled: 0, statements: 1 });
+    expect(hit.names).toEqual([expect.stringMatching(/^org-4242-/)]);
+    expect(hit.rows[0]).not.toHaveProperty('match_total');
+    expect(await page('no-such-organization', 0)).toMatchObject({ names: [], total: 0, statements: 1 });
+    expect(await page('ORG-4242-', 20)).toMatchObject({ names: [], total: 1, statements: 1 });
+    const many = await page('team1', 0);
+    expect(many.names).toHaveLength(20);
+    expect(many.total).toBeGreaterThan(20);
+  });
 });

@@ -99,8 +99,10 @@ export class AdminOrganizationRepository {
   }
 
   /**
-   * A substring search in one statement: the matches are collected once (bitmap scans over the
-   * trigram indexes, see TRIGRAM_SEARCH_PLAN) and both the page and the counts come from them.
+   * A substring search in one statement and one scan: the matches are collected once (bitmap
+   * scans over the trigram indexes, see TRIGRAM_SEARCH_PLAN) and both the page and the counts come
+   * from them. The counts row is always returned (the page is LEFT JOINed to it), so an empty page
+   * (a term that matches nothing, or a page past the end) needs no second query.
    */
   async searchWithCounts(
     search: OrganizationSearch,
@@ -109,18 +111,28 @@ export class AdminOrganizationRepository {
   ): Promise<{ rows: OrganizationRow[]; total: number; disabled: number }> {
     const { where, params } = searchCondition(search);
     const n = params.length;
-    const { rows } = await this.db.query<OrganizationRow & { total: number; disabled: number }>(
+    const { rows } = await this.db.query<
+      OrganizationRow & { match_total: number; match_disabled: number; page_name: string | null }
+    >(
       `WITH matches AS MATERIALIZED (SELECT o.name, o.created_at, o.is_disabled FROM organizations o ${where}),
-            page AS (SELECT name FROM matches ORDER BY created_at, name LIMIT $${n + 1} OFFSET $${n + 2})
-       SELECT ${ORG_COLUMNS},
-              (SELECT count(*) FROM matches)::int AS total,
-              (SELECT count(*) FROM matches WHERE is_disabled)::int AS disabled
-         FROM organizations o JOIN page ON page.name = o.name
-        ORDER BY o.created_at, o.name`,
+            page AS (SELECT name FROM matches ORDER BY created_at, name LIMIT $${n + 1} OFFSET $${n + 2}),
+            counts AS (SELECT count(*)::int AS match_total,
+                              count(*) FILTER (WHERE is_disabled)::int AS match_disabled FROM matches)
+       SELECT counts.match_total, counts.match_disabled, page.name AS page_name, o_page.*
+         FROM counts
+         LEFT JOIN page ON true
+         LEFT JOIN LATERAL (SELECT ${ORG_COLUMNS} FROM organizations o WHERE o.name = page.name) o_page ON true
+        ORDER BY o_page.created_at, o_page.name`,
       [...params, limit, offset],
     );
-    if (rows.length > 0) return { rows, total: rows[0]!.total, disabled: rows[0]!.disabled };
-    return { rows, ...(await this.countMatching(search)) };
+    const first = rows[0];
+    return {
+      rows: rows
+        .filter((r) => r.page_name !== null)
+        .map(({ match_total: _t, match_disabled: _d, page_name: _p, ...row }) => row as OrganizationRow),
+      total: first?.match_total ?? 0,
+      disabled: first?.match_disabled ?? 0,
+    };
   }
 
   /** How many organizations match, and how many of them are disabled. */
