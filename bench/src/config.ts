@@ -15,6 +15,8 @@ export interface BenchConfig {
   searchRequests: number;
   /** Include the distributed processes (five processes, real gRPC, Kafka). */
   distributed: boolean;
+  /** BENCH_SCENARIOS (comma-separated: point, list, search, upload): run only these; all when unset. */
+  scenarios: ReadonlySet<string> | undefined;
 }
 
 export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
@@ -33,5 +35,6 @@ export function benchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     searchOrganizations: num('BENCH_SEARCH_ORGANIZATIONS', 20_000, 500),
     searchRequests: num('BENCH_SEARCH_REQUESTS', 20, 3),
     distributed: env.BENCH_DISTRIBUTED !== '0',
+    scenarios: env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : undefined,
   };
 }

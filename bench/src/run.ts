@@ -35,72 +35,81 @@ export async function runBench(
     log(`done: ${s.title}`);
   };
 
+  const runs = (name: string) => cfg.scenarios === undefined || cfg.scenarios.has(name);
   const embedded = await startEmbeddedSystem();
   try {
-    const point = await pointReadScenario(embedded, cfg);
-    add(point.section);
-    goals.push(
-      goal(
-        'point read, `npm start`, req/s vs baseline',
-        '≥ 0.50× (floor 0.35×)',
-        `${point.throughput.median}× (${point.throughput.min}–${point.throughput.max})`,
-        point.throughput.median >= 0.5,
-      ),
-      goal(
-        'point read, `npm start`, p99 vs baseline p99',
-        '≤ 3×',
-        `${point.p99.median}× (${point.p99.min}–${point.p99.max})`,
-        point.p99.median <= 3,
-      ),
-    );
-    const list = await listScenario(embedded, cfg);
-    add(list.section);
-    goals.push(
-      goal(
-        'list of 20 sets with include=workspaces,policies, CPU per request vs plain list',
-        '≤ 1.5×',
-        `${list.cpu.median}× (${list.cpu.min}–${list.cpu.max})`,
-        list.cpu.median <= 1.5,
-      ),
-    );
-    const search = await orgSearchScenario(embedded, cfg);
-    add(search.section);
-    goals.push(
-      goal(
-        `admin search p95 over ${cfg.searchOrganizations} organizations, every term, 1 connection`,
-        '≤ 25 ms',
-        `worst ${Math.max(search.worstMatching, search.worstZero)} ms`,
-        Math.max(search.worstMatching, search.worstZero) <= 25,
-      ),
-      goal(
-        'admin search, zero-match terms no slower than matching ones (worst p95)',
-        'zero-match ≤ matching',
-        `${search.worstZero} ms vs ${search.worstMatching} ms`,
-        search.worstZero <= search.worstMatching,
-      ),
-    );
-    const upload = await uploadScenario(embedded, cfg);
-    add(upload.section);
-    goals.push(
-      goal(
-        'upload PUT start → `ready`, `npm start`, p50',
-        '≤ 10 ms',
-        `${upload.readyP50} ms`,
-        upload.readyP50 <= 10,
-      ),
-      goal(
-        'upload PUT start → `ready` vs the same bytes to the object store + one committed row',
-        '≤ 1.2×',
-        `${upload.ratio.median}× (${upload.ratio.min}–${upload.ratio.max})`,
-        upload.ratio.median <= 1.2,
-      ),
-      goal(
-        `memory of a ${upload.bigBytes / 2 ** 20} MiB upload (peak RSS growth, gateway + storage)`,
-        'flat: < 64 MiB',
-        `${upload.rssGrowthMiB} MiB`,
-        upload.rssGrowthMiB < 64,
-      ),
-    );
+    if (runs('point')) {
+      const point = await pointReadScenario(embedded, cfg);
+      add(point.section);
+      goals.push(
+        goal(
+          'point read, `npm start`, req/s vs baseline',
+          '≥ 0.50× (floor 0.35×)',
+          `${point.throughput.median}× (${point.throughput.min}–${point.throughput.max})`,
+          point.throughput.median >= 0.5,
+        ),
+        goal(
+          'point read, `npm start`, p99 vs baseline p99',
+          '≤ 3×',
+          `${point.p99.median}× (${point.p99.min}–${point.p99.max})`,
+          point.p99.median <= 3,
+        ),
+      );
+    }
+    if (runs('list')) {
+      const list = await listScenario(embedded, cfg);
+      add(list.section);
+      goals.push(
+        goal(
+          'list of 20 sets with include=workspaces,policies, CPU per request vs plain list',
+          '≤ 1.5×',
+          `${list.cpu.median}× (${list.cpu.min}–${list.cpu.max})`,
+          list.cpu.median <= 1.5,
+        ),
+      );
+    }
+    if (runs('search')) {
+      const search = await orgSearchScenario(embedded, cfg);
+      add(search.section);
+      goals.push(
+        goal(
+          `admin search p95 over ${cfg.searchOrganizations} organizations, every term, 1 connection`,
+          '≤ 25 ms',
+          `worst ${Math.max(search.worstMatching, search.worstZero)} ms`,
+          Math.max(search.worstMatching, search.worstZero) <= 25,
+        ),
+        goal(
+          'admin search, zero-match terms no slower than matching ones (worst p95)',
+          'zero-match ≤ matching',
+          `${search.worstZero} ms vs ${search.worstMatching} ms`,
+          search.worstZero <= search.worstMatching,
+        ),
+      );
+    }
+    if (runs('upload')) {
+      const upload = await uploadScenario(embedded, cfg);
+      add(upload.section);
+      goals.push(
+        goal(
+          'upload PUT start → `ready`, `npm start`, p50',
+          '≤ 10 ms',
+          `${upload.readyP50} ms`,
+          upload.readyP50 <= 10,
+        ),
+        goal(
+          'upload PUT start → `ready` vs the same bytes to the object store + one committed row',
+          '≤ 1.2×',
+          `${upload.ratio.median}× (${upload.ratio.min}–${upload.ratio.max})`,
+          upload.ratio.median <= 1.2,
+        ),
+        goal(
+          `memory of a ${upload.bigBytes / 2 ** 20} MiB upload (peak RSS growth, gateway + storage)`,
+          'flat: < 64 MiB',
+          `${upload.rssGrowthMiB} MiB`,
+          upload.rssGrowthMiB < 64,
+        ),
+      );
+    }
   } finally {
     await embedded.stop();
   }
@@ -108,26 +117,30 @@ export async function runBench(
   if (cfg.distributed) {
     const distributed = await startDistributedSystem();
     try {
-      const point = await pointReadScenario(distributed, cfg);
-      add(point.section);
-      goals.push(
-        goal(
-          'point read, distributed processes (real gRPC), req/s vs baseline',
-          '≥ 0.30×',
-          `${point.throughput.median}× (${point.throughput.min}–${point.throughput.max})`,
-          point.throughput.median >= 0.3,
-        ),
-      );
-      const upload = await uploadScenario(distributed, cfg);
-      add(upload.section);
-      goals.push(
-        goal(
-          'distributed upload over Kafka, PUT start → `ready`',
-          'p50 ≤ 100 ms, p99 ≤ 250 ms',
-          `p50 ${upload.readyP50} ms, p99 ${upload.readyP99} ms`,
-          upload.readyP50 <= 100 && upload.readyP99 <= 250,
-        ),
-      );
+      if (runs('point')) {
+        const point = await pointReadScenario(distributed, cfg);
+        add(point.section);
+        goals.push(
+          goal(
+            'point read, distributed processes (real gRPC), req/s vs baseline',
+            '≥ 0.30×',
+            `${point.throughput.median}× (${point.throughput.min}–${point.throughput.max})`,
+            point.throughput.median >= 0.3,
+          ),
+        );
+      }
+      if (runs('upload')) {
+        const upload = await uploadScenario(distributed, cfg);
+        add(upload.section);
+        goals.push(
+          goal(
+            'distributed upload over Kafka, PUT start → `ready`',
+            'p50 ≤ 100 ms, p99 ≤ 250 ms',
+            `p50 ${upload.readyP50} ms, p99 ${upload.readyP99} ms`,
+            upload.readyP50 <= 100 && upload.readyP99 <= 250,
+          ),
+        );
+      }
     } finally {
       await distributed.stop();
     }
@@ -148,6 +161,7 @@ export async function runBench(
     quick: cfg.quick,
     machine,
     method: [
+      `IN_PROCESS_CALLS=${process.env.IN_PROCESS_CALLS ?? 'true (default)'} for \`npm start\``,
       `${cfg.rounds} rounds per comparison, system and baseline interleaved (order alternating each round); ratios taken within a round, median reported with the per-round values`,
       `${cfg.warmupSeconds} s of unrecorded load on each target before the first round; load phases ${cfg.seconds} s at ${cfg.connections} connections (autocannon, closed loop)`,
       'percentiles (nearest rank) from every response latency, not autocannon’s summary (which has p97.5, not p95)',

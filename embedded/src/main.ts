@@ -25,6 +25,8 @@ const embeddedConfigShape = {
   TRUST_PROXY: trustProxyEnv(),
   LOG_LEVEL: env.logLevel(),
   RUNS_GRPC_ADDR: env.address('127.0.0.1:50053'),
+  /** Unary calls between the gateway and the services without HTTP/2 (ADR 0033); false: real gRPC. */
+  IN_PROCESS_CALLS: env.bool(true),
   /** The built-in evaluator (docs/policy-evaluation.md); false turns it off. */
   EVALUATOR_ENABLED: env.bool(true),
   /** A generic engine command for every kind (docs/evaluator.md); unset: Sentinel for kind_a. */
@@ -58,6 +60,7 @@ if (busy.length > 0) {
 
 const system = await startSystem({
   port: config.PORT,
+  inProcessCalls: config.IN_PROCESS_CALLS,
   host: config.HOST,
   dataDir: config.DATA_DIR,
   databaseUrl: config.DATABASE_URL,

@@ -16,7 +16,7 @@ import {
   type KafkaTransportOptions,
 } from '@policyhub/events';
 import { buildApp, createClients, createEdgeStores, type VocabularyProfile } from '@policyhub/gateway';
-import { generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
+import { enableInProcessCalls, generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
 import {
   kafkaClientSettings,
   kafkaConfigShape,
@@ -77,6 +77,11 @@ export interface SystemOptions {
    * `npm start` turns it on unless EVALUATOR_ENABLED=false; absent here means none.
    */
   evaluator?: EmbeddedEvaluatorOptions | undefined;
+  /**
+   * Unary calls between the gateway and the services of this process skip HTTP/2 and the signed
+   * assertion (ADR 0033); default true. false sends every call over loopback gRPC.
+   */
+  inProcessCalls?: boolean | undefined;
   /** Wire vocabulary of API responses (`API_VOCABULARY`): the spec's names (default) or upstream's. */
   apiVocabulary?: VocabularyProfile | undefined;
   /** Where every service writes its log lines (default stdout); tests pass a stream to read them. */
@@ -177,6 +182,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       { mode: 'embedded', ...describeTransport(transport, { brokers: options.kafkaBrokers, kafka }) },
       'event bus',
     );
+    // Unary calls between the gateway and the services of this process skip HTTP/2 and the
+    // assertion (ADR 0033); the gRPC ports still serve (and verify) everything from outside.
+    if (options.inProcessCalls ?? true) enableInProcessCalls();
     const shared = { databaseUrl, grpcAddress: LOOPBACK, transport, signingKeys };
     const serviceLogger = (name: string) => createLogger(name, logLevel, options.logDestination);
 

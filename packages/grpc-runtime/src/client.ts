@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { callLocal, localMethod } from './in-process.js';
 import type { ClientCredential } from './internal-auth.js';
 import type { Principal } from '@policyhub/permissions';
 
@@ -57,7 +58,8 @@ export interface ClientExtras<C> {
 
 /**
  * Creates a client for a generated service constructor and wraps its unary methods in promises.
- * Every call carries `credential` (a signed assertion, or a worker's token).
+ * Every call carries `credential` (a signed assertion, or a worker's token). In embedded mode a
+ * unary call to a service of this process is made in-process (in-process.ts).
  */
 export function createClient<C extends grpc.Client>(
   Ctor: ClientCtor<C>,
@@ -70,8 +72,10 @@ export function createClient<C extends grpc.Client>(
   for (const [name, def] of Object.entries(Ctor.service)) {
     if (def.requestStream || def.responseStream) continue;
     const method = (raw as unknown as Record<string, Function>)[name]!.bind(raw);
-    wrapped[name] = (request: unknown, options?: CallOptions) =>
-      new Promise((resolve, reject) => {
+    wrapped[name] = (request: unknown, options?: CallOptions) => {
+      const local = credential.inProcess ? localMethod(address, def.path) : undefined;
+      if (local) return callLocal(local, def, request, credential.inProcess!, options?.principal);
+      return new Promise((resolve, reject) => {
         method(
           request,
           metadata(options),
@@ -79,6 +83,7 @@ export function createClient<C extends grpc.Client>(
           (err: grpc.ServiceError | null, res: unknown) => (err ? reject(err) : resolve(res)),
         );
       });
+    };
   }
   return wrapped as PromiseClient<C> & ClientExtras<C>;
 }

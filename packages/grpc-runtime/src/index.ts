@@ -4,3 +4,4 @@ export * from './internal-auth.js';
 export * from './status.js';
 export * from './server.js';
 export * from './client.js';
+export { enableInProcessCalls, serveInProcess } from './in-process.js';

@@ -81,6 +81,12 @@ export function parseWorkerTokens(value: string): string[] {
 /** Adds a caller's proof to the metadata of an outgoing call. */
 export interface ClientCredential {
   apply(metadata: grpc.Metadata, principal: Principal | undefined): void;
+  /**
+   * On in-process calls (in-process.ts) the caller is handed over as a value, with the signing key
+   * it would have signed with; the serving side checks that it holds that key. Only InternalAuth
+   * credentials have this; a worker's token always travels over gRPC.
+   */
+  inProcess?: { key: SigningKey; callerFor(principal: Principal | undefined): Caller };
 }
 
 export interface InternalAuthOptions {
@@ -134,14 +140,31 @@ export class InternalAuth {
     for (const role of ['evaluator', 'executor'] as const) {
       for (const token of options.workerTokens?.[role] ?? []) this.workerHashes.set(sha256(token), role);
     }
+    this.credential = {
+      apply: (metadata, principal) => {
+        metadata.set(ASSERTION_METADATA_KEY, principal ? this.signUser(principal) : this.signService());
+      },
+      inProcess: {
+        key: first,
+        callerFor: (principal) =>
+          principal
+            ? { kind: 'user', principal, service: options.service }
+            : { kind: 'service', service: options.service },
+      },
+    };
   }
 
   /** The credential of this process for its outgoing calls (a user's or its own). */
-  readonly credential: ClientCredential = {
-    apply: (metadata, principal) => {
-      metadata.set(ASSERTION_METADATA_KEY, principal ? this.signUser(principal) : this.signService());
-    },
-  };
+  readonly credential: ClientCredential;
+
+  /** Whether an in-process caller's signing key is one this process verifies (same id and secret). */
+  holdsKey(key: SigningKey): boolean {
+    const secret = this.verifyKeys.get(key.id);
+    return (
+      secret !== undefined &&
+      (secret === key.secret || (secret.length === key.secret.length && timingSafeEqual(secret, key.secret)))
+    );
+  }
 
   signUser(principal: Principal): string {
     const now = this.now();

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { AppError, isAppError, unavailable } from '@policyhub/errors';
 import { metrics } from '@policyhub/telemetry';
+import { LOCAL_HANDLER, type LocalUnaryHandler } from './in-process.js';
 import type { Caller, CallerKind, InternalAuth } from './internal-auth.js';
 import type { Principal } from '@policyhub/permissions';
 import { readServiceError, toServiceError } from './status.js';
@@ -67,8 +68,8 @@ export function implement<H>(
       continue;
     }
     const handler = fn as (req: unknown, ctx: RpcContext) => Promise<unknown>;
-    out[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-      const observe = startTimer(call, name);
+    const unary = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      const observe = startTimer(call.getPath?.() ?? '', name);
       const caller = callerOf(call.metadata, options);
       if (!caller) {
         observe(grpc.status.UNAUTHENTICATED);
@@ -89,6 +90,27 @@ export function implement<H>(
         },
       );
     };
+    // The same handler for in-process calls (in-process.ts): the caller comes as a value from this
+    // process with the key it would have signed with, instead of a signed assertion; allowed
+    // callers, errors and timing are the same.
+    const local: LocalUnaryHandler = async (request, caller, key, path) => {
+      const observe = startTimer(path, name);
+      if (!options.auth.holdsKey(key) || !(options.allow ?? DEFAULT_ALLOW).includes(caller.kind)) {
+        observe(grpc.status.UNAUTHENTICATED);
+        throw unauthenticatedError();
+      }
+      const principal = caller.kind === 'user' ? caller.principal : undefined;
+      try {
+        const res = await handler(request, { principal, caller, metadata: new grpc.Metadata() });
+        observe(grpc.status.OK);
+        return res;
+      } catch (err) {
+        const serviceError = asServiceError(err, name, options);
+        observe(serviceError.code);
+        throw serviceError;
+      }
+    };
+    out[name] = Object.assign(unary, { [LOCAL_HANDLER]: local });
   }
   return out as grpc.UntypedServiceImplementation;
 }
@@ -102,9 +124,8 @@ type StreamHandler = (call: StreamCall, callback?: grpc.sendUnaryData<unknown>) 
  * Starts timing a call; the returned function records it once with its final status. Labels are
  * the full gRPC service name and method from the call's path (`/policyhub.storage.v1.Storage/Put`).
  */
-function startTimer(call: ServerCall, fallbackMethod: string): (code: grpc.status) => void {
+function startTimer(path: string, fallbackMethod: string): (code: grpc.status) => void {
   const started = process.hrtime.bigint();
-  const path = call.getPath?.() ?? '';
   const slash = path.lastIndexOf('/');
   const service = slash > 0 ? path.slice(1, slash) : 'unknown';
   const method = slash > 0 ? path.slice(slash + 1) : fallbackMethod;
@@ -128,7 +149,7 @@ const codeOf = (err: unknown): grpc.status =>
  */
 function timedStream(name: string, fn: StreamHandler): StreamHandler {
   return (call, callback) => {
-    const observe = startTimer(call, name);
+    const observe = startTimer(call.getPath?.() ?? '', name);
     if (typeof callback === 'function') {
       return fn(call, (err, value, trailer, flags) => {
         observe(err ? codeOf(err) : grpc.status.OK);

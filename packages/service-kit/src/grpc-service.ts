@@ -7,7 +7,13 @@ import {
   type Subscription,
   eventMigrations,
 } from '@policyhub/events';
-import { bindServer, createGrpcServer, type InternalAuth, shutdownServer } from '@policyhub/grpc-runtime';
+import {
+  bindServer,
+  createGrpcServer,
+  type InternalAuth,
+  serveInProcess,
+  shutdownServer,
+} from '@policyhub/grpc-runtime';
 import type { Logger, ReadinessReport } from '@policyhub/telemetry';
 import { type ReadinessSettings, serviceReadiness } from './readiness.js';
 
@@ -97,8 +103,16 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   await relay.start();
   const subscriptions = (await options.consumers?.(deps)) ?? [];
   const server = createGrpcServer();
+  const services: Array<[grpc.ServiceDefinition, grpc.UntypedServiceImplementation]> = [];
+  const addService = server.addService.bind(server);
+  server.addService = (definition, implementation) => {
+    services.push([definition, implementation]);
+    addService(definition, implementation);
+  };
   options.register(server, deps);
   const address = await bindServer(server, options.grpcAddress);
+  // Embedded mode: the same handlers for callers in this process, without HTTP/2 (ADR 0033).
+  const withdrawInProcess = serveInProcess(address, services);
   logger.info({ address }, `${options.name} serving gRPC`);
   const readiness = (settings?: Partial<ReadinessSettings>) =>
     serviceReadiness(
@@ -114,6 +128,7 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
     isReady: async () => (await readiness()).ready,
     readiness,
     async close() {
+      withdrawInProcess();
       await shutdownServer(server);
       for (const s of subscriptions) await s.close();
       await relay.stop();
