@@ -32,6 +32,17 @@ async function waitReady(name: string, child: ChildProcess, opsUrl: string, outp
  * on the filesystem. Fresh database; rate limits off, quiet logs.
  */
 export async function startDistributedSystem(): Promise<BenchSystem> {
+  // A free port can be taken by another process before a service binds it: start again on new ones.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce();
+    } catch (err) {
+      if (attempt >= 3 || !/EADDRINUSE/.test(String((err as Error).message))) throw err;
+    }
+  }
+}
+
+async function startOnce(): Promise<BenchSystem> {
   const db = await createTestDatabase('ph_bench_dist');
   const kafka = await startMockKafka();
   const dataDir = mkdtempSync(join(tmpdir(), 'policyhub-bench-dist-'));
