@@ -135,8 +135,8 @@ function persistentSecret(dataDir: string, name: string, configured?: string | u
 }
 
 /**
- * Embedded mode: every service in this process, each with its own gRPC server on loopback, the
- * gateway on `port`, Postgres from DATABASE_URL or embedded, events in-process unless Kafka
+ * Embedded mode: every service in this process, each with its own gRPC server on loopback (unary
+ * calls between them in-process unless `inProcessCalls` is false, ADR 0033), the gateway on `port`, Postgres from DATABASE_URL or embedded, events in-process unless Kafka
  * brokers are given. close() stops everything in reverse order, Postgres last.
  */
 export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
