@@ -1,4 +1,3 @@
-import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createOrganization,
@@ -209,22 +208,17 @@ describe('include', () => {
 });
 
 describe('cost of a request', () => {
-  /** Counts gRPC calls made by any client in this process (gateway → services, service → service). */
-  function countGrpcCalls(): { calls: () => number; restore: () => void } {
-    // Every call of every client goes through its channel's createCall (looked up at call time).
-    const proto = grpc.Channel.prototype as unknown as { createCall: (...args: unknown[]) => unknown };
-    const original = proto.createCall;
-    let calls = 0;
-    proto.createCall = function (this: unknown, ...args: unknown[]) {
-      calls++;
-      return original.apply(this, args);
-    };
-    return {
-      calls: () => calls,
-      restore: () => {
-        proto.createCall = original;
-      },
-    };
+  /**
+   * Unary calls handled by the services (gateway → services, service → service), whether they
+   * crossed gRPC or stayed in-process (ADR 0033): every handler call is timed into
+   * policyhub_rpc_duration_seconds, read from the ops listener.
+   */
+  async function rpcCalls(): Promise<number> {
+    const exposition = await (await fetch(`${t.system.opsUrl}/metrics`)).text();
+    return exposition
+      .split('\n')
+      .filter((line) => line.startsWith('policyhub_rpc_duration_seconds_count{'))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
   }
   const sqlQueries = () => Object.values(t.system.services).reduce((sum, s) => sum + s.db.queryCount, 0);
 
@@ -237,15 +231,12 @@ describe('cost of a request', () => {
     await api.get(path);
     const runs: Array<{ queries: number; calls: number; items: number }> = [];
     for (let i = 0; i < 3; i++) {
-      const counter = countGrpcCalls();
+      const callsBefore = await rpcCalls();
       const before = sqlQueries();
-      try {
-        const res = await api.get(path);
-        expect(res.status, res.text).toBe(200);
-        runs.push({ queries: sqlQueries() - before, calls: counter.calls(), items: res.body.data.length });
-      } finally {
-        counter.restore();
-      }
+      const res = await api.get(path);
+      const queries = sqlQueries() - before;
+      expect(res.status, res.text).toBe(200);
+      runs.push({ queries, calls: (await rpcCalls()) - callsBefore, items: res.body.data.length });
     }
     return {
       queries: Math.min(...runs.map((r) => r.queries)),
