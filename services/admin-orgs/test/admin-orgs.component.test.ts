@@ -228,6 +228,22 @@ describe('admin-orgs against Postgres', () => {
     expect(await idOf()).toBe(second.externalId);
   });
 
+  it('never exceeds the workspace limit, however many creates run at once', async () => {
+    const admin = await principalOf(ADMIN_TOKEN);
+    await orgs.CreateOrganization({ name: 'race-co', email: 'ops@race.example' }, { principal: admin });
+    const p = await principalOf(ADMIN_TOKEN);
+    await service.db.query(`UPDATE organizations SET workspace_limit = 3 WHERE name = 'race-co'`);
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        statusOf(workspaces.CreateWorkspace({ organization: 'race-co', name: `ws-${i}` }, { principal: p })),
+      ),
+    );
+    expect(statuses.filter((s) => s === grpc.status.OK)).toHaveLength(3);
+    expect(statuses.filter((s) => s !== grpc.status.OK)).toEqual(Array(9).fill(grpc.status.INVALID_ARGUMENT));
+    const listed = await workspaces.ListWorkspaces({ organization: 'race-co' }, { principal: p });
+    expect(listed.page?.totalCount).toBe(3);
+  });
+
   it('notes when a token was last used at most once a minute, in the authentication query', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
     const user = await identity.CreateUser(

@@ -237,6 +237,18 @@ export class TenancyRepository {
     return rows;
   }
 
+  /**
+   * Locks the organization's row until the transaction ends (workspace creates serialise on it)
+   * and returns its workspace limit; undefined when the organization is gone.
+   */
+  async lockWorkspaceLimit(organization: string): Promise<number | null | undefined> {
+    const { rows } = await this.db.query<{ workspace_limit: number | null }>(
+      'SELECT workspace_limit FROM organizations WHERE name = $1 FOR NO KEY UPDATE',
+      [organization],
+    );
+    return rows[0]?.workspace_limit;
+  }
+
   async countWorkspaces(organization: string): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM workspaces WHERE organization = $1',

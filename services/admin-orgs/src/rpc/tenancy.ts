@@ -346,24 +346,29 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
       requirePermission(principal, req.organization, 'manage-workspaces');
       requireName(req.name, '/data/attributes/name', 'ADMIN_ORGS_INVALID_WORKSPACE_NAME');
       const project = await projectIn(req.organization, req.projectId);
-      if (org.workspace_limit !== null && org.workspace_limit > 0) {
-        if ((await repo.countWorkspaces(req.organization)) >= org.workspace_limit) {
-          throw unprocessable(
-            'ADMIN_ORGS_WORKSPACE_LIMIT',
-            `the organization has reached its workspace limit of ${org.workspace_limit}`,
-          );
-        }
-      }
       try {
-        return toWorkspace(
-          await repo.insertWorkspace({
-            id: newId('ws'),
-            organization: req.organization,
-            project_id: project.id,
-            name: req.name,
-            description: req.description,
-          }),
-        );
+        // Count and insert under the organization's row lock, so concurrent creates cannot
+        // together exceed the workspace limit (each sees the others' committed workspaces).
+        return await db.transaction(async (tx) => {
+          const r = new TenancyRepository(tx);
+          const limit = await r.lockWorkspaceLimit(org.name);
+          if (limit === undefined) throw notFound();
+          if (limit !== null && limit > 0 && (await r.countWorkspaces(req.organization)) >= limit) {
+            throw unprocessable(
+              'ADMIN_ORGS_WORKSPACE_LIMIT',
+              `the organization has reached its workspace limit of ${limit}`,
+            );
+          }
+          return toWorkspace(
+            await r.insertWorkspace({
+              id: newId('ws'),
+              organization: req.organization,
+              project_id: project.id,
+              name: req.name,
+              description: req.description,
+            }),
+          );
+        });
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken('workspace');
         throw err;
