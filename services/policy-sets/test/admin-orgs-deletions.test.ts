@@ -11,6 +11,9 @@ const tenancy: FakeTenancy = {
   workspaces: {
     'ws-1': { organization: ORG, projectId: 'prj-1' },
     'ws-2': { organization: ORG, projectId: 'prj-1' },
+    'ws-3': { organization: ORG, projectId: 'prj-1' },
+    'ws-4': { organization: ORG, projectId: 'prj-1' },
+    'ws-5': { organization: ORG, projectId: 'prj-1' },
   },
   projects: { 'prj-1': { organization: ORG } },
 };
@@ -54,13 +57,41 @@ describe('admin-orgs deletions', () => {
     const after = await h.clients.policySets.GetPolicySet({ id: set.id }, as);
     expect(after).toMatchObject({ workspaceIds: ['ws-2'], workspaceExclusionIds: [], workspaceCount: 1 });
 
-    // The same event again (a redelivery) is recognised; re-attaching in between is not undone.
-    await h.clients.policySets.AttachWorkspaces({ policySetId: set.id, ids: ['ws-1'] }, as);
+    // The same event again (a redelivery) is recognised: applied once, nothing dead-lettered.
     await publish(TOPICS.workspaceDeleted, { organization: ORG, workspaceId: 'ws-1' }, eventId);
-    expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).workspaceIds).toEqual([
-      'ws-2',
-      'ws-1',
-    ]);
+    const { rows } = await h.service.db.query(
+      `SELECT (SELECT count(*)::int FROM processed_events WHERE event_id = $1) AS processed,
+              (SELECT count(*)::int FROM dead_letters) AS dead`,
+      [eventId],
+    );
+    expect(rows).toEqual([{ processed: 1, dead: 0 }]);
+    expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).workspaceIds).toEqual(['ws-2']);
+  });
+
+  it('an attach checked just before the workspace was deleted leaves no link once the deletion is applied', async () => {
+    const set = await h.clients.policySets.CreatePolicySet(
+      { organization: ORG, name: 'race-set', workspaceIds: { ids: ['ws-4'] } },
+      as,
+    );
+    // admin-orgs answers "it exists", then deletes it and policy-sets applies the deletion, all
+    // before the attach writes its link.
+    const deleteRightAfterTheCheck = (workspaceId: string) => {
+      tenancy.afterWorkspacesRead = async (ids) => {
+        if (!ids.includes(workspaceId)) return;
+        tenancy.afterWorkspacesRead = undefined;
+        delete tenancy.workspaces[workspaceId];
+        await publish(TOPICS.workspaceDeleted, { organization: ORG, workspaceId });
+      };
+    };
+    deleteRightAfterTheCheck('ws-3');
+    await h.clients.policySets.AttachWorkspaces({ policySetId: set.id, ids: ['ws-3'] }, as);
+    deleteRightAfterTheCheck('ws-5');
+    await h.clients.policySets.AddWorkspaceExclusions({ policySetId: set.id, ids: ['ws-5'] }, as);
+    expect(await h.clients.policySets.GetPolicySet({ id: set.id }, as)).toMatchObject({
+      workspaceIds: ['ws-4'],
+      workspaceExclusionIds: [],
+      workspaceCount: 1,
+    });
   });
 
   it('drops a deleted project', async () => {

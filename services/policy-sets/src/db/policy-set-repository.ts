@@ -48,6 +48,27 @@ export const RELATIONSHIPS = {
 } as const;
 export type RelationshipName = keyof typeof RELATIONSHIPS;
 
+/** Members that live in admin-orgs and may be deleted there while a set is being changed. */
+const TENANCY_MEMBER_KIND: Partial<Record<RelationshipName, 'workspace' | 'project'>> = {
+  workspaces: 'workspace',
+  workspaceExclusions: 'workspace',
+  projects: 'project',
+};
+
+/** How long tombstones of deleted workspaces and projects are kept (see 0004_create_deleted_references.sql). */
+const TOMBSTONE_RETENTION = '1 day';
+
+/**
+ * Per-id transaction locks shared by attaching a workspace or project and applying its deletion,
+ * taken in id order so two writers never wait on each other in a cycle.
+ */
+const lockReferences = (db: Queryable, kind: 'workspace' | 'project', ids: readonly string[]) =>
+  db.query(
+    `SELECT pg_advisory_xact_lock(hashtextextended('policy_sets:' || $1 || ':' || r.id, 0))
+       FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id) ORDER BY id) AS r`,
+    [kind, ids],
+  );
+
 const ids = (name: RelationshipName) => {
   const { table, column } = RELATIONSHIPS[name];
   return `ARRAY(SELECT r.${column} FROM ${table} r WHERE r.policy_set_id = ps.id ORDER BY r.position)`;
@@ -206,15 +227,24 @@ export class PolicySetRepository {
     return (rowCount ?? 0) > 0;
   }
 
-  /** Adds members (already present ones keep their place). */
+  /**
+   * Adds members (already present ones keep their place). Workspaces and projects were checked
+   * with admin-orgs before the transaction; one deleted since then (its deletion already applied
+   * here, see forgetWorkspace) is left out, as if it had been attached just before its deletion.
+   */
   async addMembers(setId: string, name: RelationshipName, memberIds: readonly string[]): Promise<void> {
     if (memberIds.length === 0) return;
     const { table, column } = RELATIONSHIPS[name];
+    const kind = TENANCY_MEMBER_KIND[name];
+    if (kind) await lockReferences(this.db, kind, memberIds);
     await this.db.query(
       `INSERT INTO ${table} (policy_set_id, ${column})
-       SELECT $1, m.id FROM unnest($2::text[]) WITH ORDINALITY AS m(id, n) ORDER BY m.n
+       SELECT $1, m.id FROM unnest($2::text[]) WITH ORDINALITY AS m(id, n)
+        WHERE $3::text IS NULL
+           OR NOT EXISTS (SELECT 1 FROM deleted_references d WHERE d.kind = $3 AND d.id = m.id)
+        ORDER BY m.n
        ON CONFLICT DO NOTHING`,
-      [setId, memberIds],
+      [setId, memberIds, kind ?? null],
     );
   }
 
@@ -237,14 +267,32 @@ export class PolicySetRepository {
     await this.addMembers(setId, name, memberIds);
   }
 
-  /** A workspace or project went away in admin-orgs: drop every reference to it. */
+  /**
+   * A workspace or project went away in admin-orgs: drop every reference to it, and remember it
+   * (a tombstone) so an attach that checked it just before the deletion cannot add it back.
+   * Under the id's lock: an attach either committed before (its link is dropped here) or runs
+   * after (it sees the tombstone).
+   */
   async forgetWorkspace(workspaceId: string): Promise<void> {
+    await this.recordDeletion('workspace', workspaceId);
     await this.db.query('DELETE FROM policy_set_workspaces WHERE workspace_id = $1', [workspaceId]);
     await this.db.query('DELETE FROM policy_set_workspace_exclusions WHERE workspace_id = $1', [workspaceId]);
   }
 
   async forgetProject(projectId: string): Promise<void> {
+    await this.recordDeletion('project', projectId);
     await this.db.query('DELETE FROM policy_set_projects WHERE project_id = $1', [projectId]);
+  }
+
+  private async recordDeletion(kind: 'workspace' | 'project', id: string): Promise<void> {
+    await lockReferences(this.db, kind, [id]);
+    await this.db.query(
+      'INSERT INTO deleted_references (kind, id) VALUES ($1, $2) ON CONFLICT (kind, id) DO NOTHING',
+      [kind, id],
+    );
+    await this.db.query(
+      `DELETE FROM deleted_references WHERE deleted_at < now() - interval '${TOMBSTONE_RETENTION}'`,
+    );
   }
 
   /** Sets of a deleted organization; their versions and relationships go with them (cascade). */

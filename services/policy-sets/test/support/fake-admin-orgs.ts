@@ -9,6 +9,11 @@ export interface FakeTenancy {
   organizations: Record<string, { id?: string; isFreeTier?: boolean; isDisabled?: boolean }>;
   workspaces: Record<string, { organization: string; projectId: string }>;
   projects: Record<string, { organization: string }>;
+  /**
+   * Runs after BatchGetWorkspaces has read its answer and before it is sent: a test deletes a
+   * workspace here to land exactly between an attach's check and its write.
+   */
+  afterWorkspacesRead?: ((ids: string[]) => Promise<void>) | undefined;
 }
 
 /**
@@ -45,11 +50,13 @@ export async function startFakeAdminOrgs(
     v1.Workspaces.service,
     implement(
       {
-        BatchGetWorkspaces: async (req: { ids: string[] }) => ({
-          workspaces: req.ids
+        BatchGetWorkspaces: async (req: { ids: string[] }) => {
+          const workspaces = req.ids
             .filter((id) => tenancy.workspaces[id])
-            .map((id) => ({ id, ...tenancy.workspaces[id]! })),
-        }),
+            .map((id) => ({ id, ...tenancy.workspaces[id]! }));
+          await tenancy.afterWorkspacesRead?.(req.ids);
+          return { workspaces };
+        },
       } as never,
       { logger, auth: testAuth('admin-orgs') },
     ),
