@@ -103,6 +103,16 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  uploadSweeper: once(
+    'uploadSweeper',
+    () =>
+      new client.Counter({
+        name: 'policyhub_upload_sweeper_removed_total',
+        help: 'What the storage upload sweeper settled or removed: expired_sessions (URLs that expired unused; their owners become errored), staging_files and object_temporaries (left by a process that died)',
+        labelNames: ['what'],
+        registers: [registry],
+      }),
+  ),
   consumerLag: once(
     'consumerLag',
     () =>

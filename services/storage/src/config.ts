@@ -24,6 +24,8 @@ export const storageConfigShape = {
   UPLOAD_MAX_EXPANDED_BYTES: env.int(200 * MiB, 1),
   UPLOAD_MAX_ENTRIES: env.int(10_000, 1),
   UPLOAD_TIMEOUT_SECONDS: env.int(900, 1),
+  UPLOAD_LEASE_SECONDS: env.int(30, 1),
+  UPLOAD_SWEEP_INTERVAL_SECONDS: env.int(60, 1),
   OBJECT_MAX_BYTES: env.int(100 * MiB, 1),
   UPLOAD_TMP_DIR: z.string().optional(),
   ADMIN_ORGS_ADDR: env.address('127.0.0.1:50051'),
@@ -37,6 +39,8 @@ export interface StorageSettings {
   limits: UploadLimits;
   /** Where uploads are staged while they are validated (never inside the object store). */
   stagingDir: string;
+  /** How often the upload sweeper runs (expired sessions, staging files left by a crash). */
+  sweepIntervalMs: number;
 }
 
 export function storageSettings(config: StorageConfig): StorageSettings {
@@ -58,7 +62,9 @@ export function storageSettings(config: StorageConfig): StorageSettings {
       maxEntries: config.UPLOAD_MAX_ENTRIES,
       maxObjectBytes: config.OBJECT_MAX_BYTES,
       uploadTimeoutMs: config.UPLOAD_TIMEOUT_SECONDS * 1000,
+      uploadLeaseMs: config.UPLOAD_LEASE_SECONDS * 1000,
     },
     stagingDir: config.UPLOAD_TMP_DIR ?? join(tmpdir(), 'policyhub-staging'),
+    sweepIntervalMs: config.UPLOAD_SWEEP_INTERVAL_SECONDS * 1000,
   };
 }

@@ -10,6 +10,7 @@ import { deletionHandlers } from './consumers/deletions.js';
 import { createObjectStore } from './objects/create-object-store.js';
 import type { ObjectStore } from './objects/object-store.js';
 import { registerStorage } from './server.js';
+import { UploadSweeper } from './uploads/upload-sweeper.js';
 
 export interface StorageOptions {
   databaseUrl: string;
@@ -30,7 +31,7 @@ export const STORAGE_CONSUMER = 'storage';
 
 export async function startStorage(
   options: StorageOptions,
-): Promise<RunningService & { store: ObjectStore }> {
+): Promise<RunningService & { store: ObjectStore; sweeper: UploadSweeper | undefined }> {
   const { settings } = options;
   const store = await createObjectStore(settings.objects);
   options.logger.info({ objectStore: store.kind }, 'object store ready');
@@ -71,5 +72,25 @@ export async function startStorage(
     organizations.close();
     throw err;
   });
-  return Object.assign(service, { store });
+  if (options.migrateOnly) return Object.assign(service, { store, sweeper: undefined });
+  // Expired sessions and staging files of a crashed process: now, then periodically (ADR 0024).
+  const sweeper = new UploadSweeper({
+    db: service.db,
+    relay: service.relay,
+    store,
+    logger: options.logger,
+    stagingDir: settings.stagingDir,
+    limits: settings.limits,
+    intervalMs: settings.sweepIntervalMs,
+  });
+  sweeper.start();
+  const close = service.close.bind(service);
+  return Object.assign(service, {
+    store,
+    sweeper,
+    close: async () => {
+      await sweeper.stop();
+      await close();
+    },
+  });
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -37,6 +37,8 @@ const organizationIds = new Map<string, string>();
 let adminOrgs: Awaited<ReturnType<typeof startFakeAdminOrgs>>;
 
 const HOUR = 3600_000;
+/** A short upload lease, so "the holder died" takes a second here. */
+const LEASE_MS = 1000;
 const inAnHour = () => new Date(Date.now() + HOUR).toISOString();
 
 const remote = async (promise: Promise<unknown>) => {
@@ -96,7 +98,14 @@ beforeAll(async () => {
     settings: {
       objects: { kind: 'filesystem', root: join(dataDir, 'objects') },
       stagingDir: join(dataDir, 'staging'),
-      limits: { ...DEFAULT_UPLOAD_LIMITS, maxBytes: 64 * 1024, maxObjectBytes: 64 * 1024 },
+      limits: {
+        ...DEFAULT_UPLOAD_LIMITS,
+        maxBytes: 64 * 1024,
+        maxObjectBytes: 64 * 1024,
+        uploadLeaseMs: LEASE_MS,
+      },
+      // The tests run the sweeper themselves (service.sweeper.sweep()).
+      sweepIntervalMs: HOUR,
     },
   });
   storage = createStorageClient(service.address);
@@ -404,6 +413,124 @@ describe('uploads for disabled or deleted organizations (issue 11)', () => {
     const s = await newSession();
     await storage.upload(s.token, await policyArchive());
     expect(adminOrgs.calls.slice(before)).toEqual([s.organization, s.organization]);
+  });
+});
+
+describe('upload leases and the upload sweeper (issue 16)', () => {
+  const sessionState = async (token: string) =>
+    (
+      await service.db.query<{
+        used_at: string | null;
+        expired_at: string | null;
+        claimed_by: string | null;
+      }>('SELECT used_at, expired_at, claimed_by FROM upload_sessions WHERE token_sha256 = $1', [
+        hashUploadToken(token),
+      ])
+    ).rows[0];
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** An upload that sends its first bytes, then waits for finish(). */
+  function startHeldUpload(token: string, bytes: Buffer) {
+    let finish!: () => void;
+    const done = new Promise<storageV1.UploadResult__Output>((resolve, reject) => {
+      const call = storage.raw.Upload(storage.metadata(), (err, res) => (err ? reject(err) : resolve(res!)));
+      call.write({ token });
+      call.write({ data: bytes.subarray(0, 10) });
+      finish = () => {
+        call.write({ data: bytes.subarray(10) });
+        call.end();
+      };
+    });
+    return { done, finish: () => finish() };
+  }
+
+  it('a running upload renews its lease: its URL stays held for longer than one lease', async () => {
+    const s = await newSession();
+    const bytes = await policyArchive();
+    const held = startHeldUpload(s.token, bytes);
+    await waitFor(async () => (await sessionState(s.token))?.claimed_by);
+    await pause(3 * LEASE_MS);
+    expect((await remote(storage.upload(s.token, bytes))).code).toBe('STORAGE_UPLOAD_IN_PROGRESS');
+    held.finish();
+    expect((await held.done).ok).toBe(true);
+  });
+
+  it('settles a URL that expired unused: failed upload-completed once, the URL refused, stray bytes deleted', async () => {
+    const expiredId = `polsetver-${randomBytes(4).toString('hex')}`;
+    const expired = await newSession({
+      ownerId: expiredId,
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    });
+    const live = await newSession();
+    const used = await newSession({ expiresAt: new Date(Date.now() + 1500).toISOString() });
+    expect((await storage.upload(used.token, await policyArchive())).ok).toBe(true);
+    await waitFor(async () => Date.now() > Date.parse(used.expiresAt) || undefined);
+    // Bytes a put of an attempt that died before recording its outcome left under the key.
+    await storage.putObject(expired.objectKey, Buffer.from('partial'));
+    completed = [];
+
+    // (Earlier tests left expired sessions too; they are settled in the same pass.)
+    expect((await service.sweeper!.sweep()).expiredSessions).toBeGreaterThanOrEqual(1);
+    expect(completed.filter((e) => e.ownerId === expiredId)).toEqual([
+      expect.objectContaining({
+        organization: expired.organization,
+        ownerKind: 'policy-set-version',
+        ownerParentId: expired.setId,
+        ok: false,
+        errorCode: 'STORAGE_UPLOAD_EXPIRED',
+        errorMessage: expect.stringMatching(
+          /^The upload URL expired at .* without an upload; create a new policy set version/,
+        ),
+      }),
+    ]);
+    expect(await service.store.stat(expired.objectKey)).toBeUndefined();
+    expect(await sessionState(expired.token)).toMatchObject({ expired_at: expect.anything(), used_at: null });
+    expect((await remote(storage.upload(expired.token, await policyArchive()))).code).toBe(
+      'STORAGE_UPLOAD_EXPIRED',
+    );
+    expect(await sessionState(live.token)).toMatchObject({ expired_at: null });
+    expect(await sessionState(used.token)).toMatchObject({ expired_at: null, used_at: expect.anything() });
+
+    // Settled once: later passes find nothing.
+    const settled = completed.length;
+    expect((await service.sweeper!.sweep()).expiredSessions).toBe(0);
+    expect(completed).toHaveLength(settled);
+  });
+
+  it('does not expire a URL an upload started before the expiry still holds; the upload completes', async () => {
+    const s = await newSession({ expiresAt: new Date(Date.now() + 1500).toISOString() });
+    const held = startHeldUpload(s.token, await policyArchive());
+    await waitFor(async () => (await sessionState(s.token))?.claimed_by);
+    await waitFor(async () => Date.now() > Date.parse(s.expiresAt) + 200 || undefined);
+    await service.sweeper!.sweep();
+    expect(await sessionState(s.token)).toMatchObject({ expired_at: null });
+    held.finish();
+    expect(await held.done).toMatchObject({ ok: true });
+    expect(completed).toEqual([expect.objectContaining({ ownerId: expect.any(String), ok: true })]);
+  });
+
+  it('removes staging files and store temporaries a dead process left, not those of live uploads', async () => {
+    const staging = join(dataDir, 'staging');
+    const temporaries = join(dataDir, 'objects', '.tmp');
+    mkdirSync(staging, { recursive: true });
+    mkdirSync(temporaries, { recursive: true });
+    const old = new Date(Date.now() - 2 * HOUR);
+    const stale = join(staging, 'left-by-a-crash.upload');
+    const fresh = join(staging, 'in-progress-elsewhere.upload');
+    const otherFile = join(staging, 'not-ours.txt');
+    const staleTemporary = join(temporaries, 'interrupted.part');
+    for (const file of [stale, fresh, otherFile, staleTemporary]) writeFileSync(file, 'partial');
+    for (const file of [stale, otherFile, staleTemporary]) utimesSync(file, old, old);
+
+    expect(await service.sweeper!.sweep()).toMatchObject({ stagingFiles: 1, objectTemporaries: 1 });
+    expect([stale, fresh, otherFile, staleTemporary].map((f) => existsSync(f))).toEqual([
+      false,
+      true,
+      true,
+      false,
+    ]);
+    rmSync(fresh);
+    rmSync(otherFile);
   });
 });
 

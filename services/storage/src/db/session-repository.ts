@@ -14,6 +14,7 @@ interface SessionRow {
   layout_root: string;
   expires_at: string;
   used_at: string | null;
+  expired_at: string | null;
   claimed_until: string | null;
 }
 
@@ -29,16 +30,19 @@ const toSession = (r: SessionRow): UploadSession => ({
   layoutRoot: r.layout_root,
   expiresAt: r.expires_at,
   usedAt: r.used_at,
+  expiredAt: r.expired_at,
   claimedUntil: r.claimed_until,
 });
 
 const COLUMNS =
-  'id, organization, organization_id, owner_kind, owner_id, owner_parent_id, object_key, layout, layout_root, expires_at, used_at, claimed_until';
+  'id, organization, organization_id, owner_kind, owner_id, owner_parent_id, object_key, layout, layout_root, expires_at, used_at, expired_at, claimed_until';
 
 export class SessionRepository {
   constructor(private readonly db: Queryable) {}
 
-  async insert(s: Omit<UploadSession, 'usedAt' | 'claimedUntil'> & { tokenSha256: string }): Promise<void> {
+  async insert(
+    s: Omit<UploadSession, 'usedAt' | 'expiredAt' | 'claimedUntil'> & { tokenSha256: string },
+  ): Promise<void> {
     await this.db.query(
       `INSERT INTO upload_sessions (id, token_sha256, organization, owner_kind, owner_id, owner_parent_id, object_key,
                                     layout, layout_root, expires_at, organization_id)
@@ -69,18 +73,54 @@ export class SessionRepository {
 
   /**
    * Atomically reserves a usable session for one upload attempt (unused, unexpired, not held by
-   * another attempt whose hold is still valid). Undefined when it cannot be claimed right now.
+   * another attempt whose lease is still valid) for `leaseMs`; the attempt renews the lease while
+   * it runs. Undefined when it cannot be claimed right now.
    */
-  async claim(tokenSha256: string, attemptId: string, holdMs: number): Promise<UploadSession | undefined> {
+  async claim(tokenSha256: string, attemptId: string, leaseMs: number): Promise<UploadSession | undefined> {
     const { rows } = await this.db.query<SessionRow>(
       `UPDATE upload_sessions
           SET claimed_by = $2, claimed_until = now() + make_interval(secs => $3::double precision / 1000)
-        WHERE token_sha256 = $1 AND used_at IS NULL AND expires_at > now()
+        WHERE token_sha256 = $1 AND used_at IS NULL AND expired_at IS NULL AND expires_at > now()
           AND (claimed_until IS NULL OR claimed_until <= now())
         RETURNING ${COLUMNS}`,
-      [tokenSha256, attemptId, holdMs],
+      [tokenSha256, attemptId, leaseMs],
     );
     return rows[0] && toSession(rows[0]);
+  }
+
+  /**
+   * Extends the attempt's lease by `leaseMs` from now; false when the attempt no longer holds the
+   * session (its lease lapsed and another attempt or the sweeper took it, or it was revoked).
+   */
+  async renew(sessionId: string, attemptId: string, leaseMs: number): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      `UPDATE upload_sessions
+          SET claimed_until = now() + make_interval(secs => $3::double precision / 1000)
+        WHERE id = $1 AND claimed_by = $2 AND used_at IS NULL AND expired_at IS NULL`,
+      [sessionId, attemptId, leaseMs],
+    );
+    return rowCount === 1;
+  }
+
+  /**
+   * Settles up to `limit` sessions whose URL expired without an upload and that no upload holds
+   * (no claim, or its lease lapsed: the process died): they are marked expired and returned.
+   * Rows another replica is settling right now are skipped, never waited for.
+   */
+  async expireDue(limit: number): Promise<UploadSession[]> {
+    const { rows } = await this.db.query<SessionRow>(
+      `UPDATE upload_sessions s SET expired_at = now(), claimed_by = NULL, claimed_until = NULL
+         FROM (SELECT id FROM upload_sessions
+                WHERE used_at IS NULL AND expired_at IS NULL AND expires_at <= now()
+                  AND (claimed_until IS NULL OR claimed_until <= now())
+                ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
+        WHERE s.id = due.id
+        RETURNING ${COLUMNS.split(', ')
+          .map((c) => `s.${c}`)
+          .join(', ')}`,
+      [limit],
+    );
+    return rows.map(toSession);
   }
 
   /** Gives the session back after an attempt that did not consume it (cancelled, failed to store). */
@@ -95,7 +135,7 @@ export class SessionRepository {
   async markUsed(sessionId: string, attemptId: string): Promise<boolean> {
     const { rowCount } = await this.db.query(
       `UPDATE upload_sessions SET used_at = now(), claimed_by = NULL, claimed_until = NULL
-        WHERE id = $1 AND claimed_by = $2 AND used_at IS NULL`,
+        WHERE id = $1 AND claimed_by = $2 AND used_at IS NULL AND expired_at IS NULL`,
       [sessionId, attemptId],
     );
     return rowCount === 1;

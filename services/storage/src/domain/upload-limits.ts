@@ -10,6 +10,12 @@ export interface UploadLimits {
   maxObjectBytes: number;
   /** An upload that has not finished by then is abandoned and its session released. */
   uploadTimeoutMs: number;
+  /**
+   * How long an upload holds its URL without renewing the hold; a running upload renews it (and
+   * touches its staging file) every third of this, so an upload whose process died frees the
+   * URL, and its staging file becomes removable, within about this long.
+   */
+  uploadLeaseMs: number;
 }
 
 const MiB = 1024 * 1024;
@@ -20,7 +26,16 @@ export const DEFAULT_UPLOAD_LIMITS: UploadLimits = {
   maxEntries: 10_000,
   maxObjectBytes: 100 * MiB,
   uploadTimeoutMs: 15 * 60 * 1000,
+  uploadLeaseMs: 30 * 1000,
 };
+
+/** How often a running upload renews its lease and touches its staging file. */
+export const leaseRenewalMs = (limits: Pick<UploadLimits, 'uploadLeaseMs'>): number =>
+  Math.max(100, Math.floor(limits.uploadLeaseMs / 3));
+
+/** A staging file untouched for this long belongs to a process that died. */
+export const staleStagingMs = (limits: Pick<UploadLimits, 'uploadLeaseMs'>): number =>
+  2 * limits.uploadLeaseMs;
 
 /** "50 MiB" for messages. */
 export function formatBytes(n: number): string {

@@ -17,7 +17,9 @@ export interface UploadSession {
   layoutRoot: string;
   expiresAt: string;
   usedAt: string | null;
-  /** An upload in progress holds the session until it finishes or this time passes. */
+  /** Set when the sweeper settled the session: its URL expired without an upload. */
+  expiredAt: string | null;
+  /** An upload in progress holds the session with a lease it renews; a crashed one lapses here. */
   claimedUntil: string | null;
 }
 
@@ -41,7 +43,7 @@ export function sessionProblem(session: UploadSession | undefined, now: Date): A
       `This upload URL has already been used; create a new ${ownerNoun(session.ownerKind)} to upload again.`,
     );
   }
-  if (Date.parse(session.expiresAt) <= now.getTime()) {
+  if (session.expiredAt || Date.parse(session.expiresAt) <= now.getTime()) {
     return conflict(
       'STORAGE_UPLOAD_EXPIRED',
       `This upload URL expired at ${session.expiresAt}; create a new ${ownerNoun(session.ownerKind)} to upload again.`,
@@ -52,6 +54,16 @@ export function sessionProblem(session: UploadSession | undefined, now: Date): A
   }
   return undefined;
 }
+
+/** The failed outcome recorded for a session whose URL expired without an upload. */
+export const expiredSessionOutcome = (session: UploadSession) => ({
+  ok: false as const,
+  sizeBytes: 0,
+  rejection: {
+    code: 'STORAGE_UPLOAD_EXPIRED' as const,
+    message: `The upload URL expired at ${session.expiresAt} without an upload; create a new ${ownerNoun(session.ownerKind)} to upload again.`,
+  },
+});
 
 /** What a user creates to get a new upload URL, by owner kind. */
 const ownerNoun = (ownerKind: string): string =>

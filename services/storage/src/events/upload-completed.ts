@@ -6,11 +6,15 @@ import type { ManifestEntry } from '../uploads/archive-inspector.js';
 
 export type UploadOutcome =
   | { ok: true; sizeBytes: number; sha256: string; files: ManifestEntry[] }
-  | { ok: false; sizeBytes: number; rejection: ArchiveRejection };
+  | {
+      ok: false;
+      sizeBytes: number;
+      rejection: ArchiveRejection | { code: 'STORAGE_UPLOAD_EXPIRED'; message: string };
+    };
 
 /**
  * Writes storage.upload-completed to the outbox in the caller's transaction (the one that marks
- * the session used). Keyed by the owner, so one owner's events stay in order on Kafka.
+ * the session used, or the sweeper's that marks it expired). Keyed by the owner, so one owner's events stay in order on Kafka.
  */
 export function enqueueUploadCompleted(tx: Queryable, session: UploadSession, outcome: UploadOutcome) {
   return enqueueEvent(tx, TOPICS.uploadCompleted, session.ownerId, {

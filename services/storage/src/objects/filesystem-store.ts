@@ -77,6 +77,27 @@ export class FilesystemObjectStore implements ObjectStore {
     await this.delete(await this.list(prefix));
   }
 
+  async removeStaleTemporaries(olderThanMs: number): Promise<number> {
+    const tmpDir = join(this.root, TMP_DIR);
+    let names: string[];
+    try {
+      names = await readdir(tmpDir);
+    } catch (err) {
+      if (isMissing(err as NodeJS.ErrnoException)) return 0;
+      throw err;
+    }
+    const cutoff = Date.now() - olderThanMs;
+    let removed = 0;
+    for (const name of names) {
+      if (!name.endsWith('.part')) continue;
+      const info = await stat(join(tmpDir, name)).catch(() => undefined);
+      if (!info?.isFile() || info.mtimeMs > cutoff) continue;
+      await rm(join(tmpDir, name), { force: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
   private pathOf(key: string): string {
     const path = join(this.root, key);
     // Keys are validated upstream; this is the last line of defence against leaving the root.

@@ -20,6 +20,11 @@ export interface ObjectStore {
   list(prefix: string): Promise<string[]>;
   delete(keys: string[]): Promise<void>;
   deletePrefix(prefix: string): Promise<void>;
+  /**
+   * Removes the store's own temporary files not modified for `olderThanMs` (a put interrupted by
+   * a crash); returns how many. Stores whose puts leave nothing behind do not implement it.
+   */
+  removeStaleTemporaries?(olderThanMs: number): Promise<number>;
   close?(): Promise<void>;
 }
 

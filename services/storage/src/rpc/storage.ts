@@ -6,7 +6,7 @@ import type { ServiceDeps } from '@policyhub/service-kit';
 import { ObjectRepository } from '../db/object-repository.js';
 import { requireObjectKey } from '../domain/object-keys.js';
 import type { OrganizationStatusLookup } from '../domain/organization-status.js';
-import type { UploadLimits } from '../domain/upload-limits.js';
+import { leaseRenewalMs, type UploadLimits } from '../domain/upload-limits.js';
 import { ObjectNotFoundError, type ObjectStore } from '../objects/object-store.js';
 import { deleteObjects } from '../stored-objects/delete-objects.js';
 import { putObject } from '../stored-objects/put-object.js';
@@ -68,7 +68,13 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
         respond(call, callback, 'PutObject', errorOptions, async () => {
           const { first, data } = await headerThenData(call, 'header');
           return putObject(
-            { db, store, stagingDir: deps.stagingDir, maxObjectBytes: deps.limits.maxObjectBytes },
+            {
+              db,
+              store,
+              stagingDir: deps.stagingDir,
+              maxObjectBytes: deps.limits.maxObjectBytes,
+              stagingKeepAliveMs: leaseRenewalMs(deps.limits),
+            },
             {
               key: first.header?.key ?? '',
               contentType: first.header?.contentType ?? '',

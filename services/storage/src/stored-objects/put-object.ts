@@ -11,6 +11,8 @@ export interface PutObjectDeps {
   store: ObjectStore;
   stagingDir: string;
   maxObjectBytes: number;
+  /** How often the staging file is touched while the object streams in (see StagingFile). */
+  stagingKeepAliveMs: number;
 }
 
 /** The caller cancelled the stream before the object was stored. */
@@ -33,7 +35,7 @@ export async function putObject(
 ) {
   const key = requireObjectKey(header.key);
   const contentType = header.contentType || 'application/octet-stream';
-  const staging = await StagingFile.create(deps.stagingDir);
+  const staging = await StagingFile.create(deps.stagingDir, deps.stagingKeepAliveMs);
   try {
     for await (const chunk of body) {
       if (staging.sizeBytes + chunk.length > deps.maxObjectBytes) {

@@ -10,7 +10,7 @@ import {
   type OrganizationStatusLookup,
   requireUploadableOrganization,
 } from '../domain/organization-status.js';
-import type { UploadLimits } from '../domain/upload-limits.js';
+import { leaseRenewalMs, type UploadLimits } from '../domain/upload-limits.js';
 import {
   hashUploadToken,
   isWellFormedToken,
@@ -68,7 +68,14 @@ export async function receiveUpload(
   const session = await claimSession(deps, token);
   const attempt = session.attemptId;
   const sessions = new SessionRepository(deps.db);
-  const staging = await StagingFile.create(deps.stagingDir);
+  const lease = renewLease(deps, session.id, attempt);
+  const staging = await StagingFile.create(deps.stagingDir, leaseRenewalMs(deps.limits)).catch(
+    async (err: unknown) => {
+      lease.stop();
+      await sessions.release(session.id, attempt).catch(() => {});
+      throw err;
+    },
+  );
   const inspector = new ArchiveInspector(deps.limits, { layout: session.layout, root: session.layoutRoot });
   let stored = false;
   try {
@@ -99,8 +106,30 @@ export async function receiveUpload(
     if (stored) await deps.store.delete([session.objectKey]).catch(() => {});
     throw err;
   } finally {
+    lease.stop();
     await staging.remove();
   }
+}
+
+/**
+ * Keeps the attempt's hold on its session while it runs: the lease is renewed every third of its
+ * length, so a process that dies mid-upload frees the URL within one lease (not the whole upload
+ * timeout). A renewal that finds the hold gone (the lease lapsed during a stall and the sweeper
+ * or another attempt took over) changes nothing here: the attempt then fails to mark the session
+ * used and leaves no trace.
+ */
+function renewLease(deps: UploadDeps, sessionId: string, attemptId: string) {
+  const sessions = new SessionRepository(deps.db);
+  const timer = setInterval(() => {
+    sessions.renew(sessionId, attemptId, deps.limits.uploadLeaseMs).then(
+      (held) => {
+        if (!held) deps.logger.warn({ sessionId }, 'upload lost its hold on the session');
+      },
+      (err: unknown) => deps.logger.warn({ err, sessionId }, 'renewing the upload lease failed'),
+    );
+  }, leaseRenewalMs(deps.limits));
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 async function claimSession(deps: UploadDeps, token: string): Promise<UploadSession & { attemptId: string }> {
@@ -108,7 +137,7 @@ async function claimSession(deps: UploadDeps, token: string): Promise<UploadSess
   const sessions = new SessionRepository(deps.db);
   const tokenSha256 = hashUploadToken(token);
   const attemptId = randomUUID();
-  const claimed = await sessions.claim(tokenSha256, attemptId, deps.limits.uploadTimeoutMs);
+  const claimed = await sessions.claim(tokenSha256, attemptId, deps.limits.uploadLeaseMs);
   if (claimed) return { ...claimed, attemptId };
   throw (
     sessionProblem(await sessions.findByTokenHash(tokenSha256), new Date()) ??
