@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startAdminOrgs } from '@policyhub/admin-orgs';
-import { startPolicySets } from '@policyhub/policy-sets';
+import { policySetsConfigShape, startPolicySets } from '@policyhub/policy-sets';
 import { describeEngines, detectEngines, EvaluatorWorker, runsConfigShape, startRuns } from '@policyhub/runs';
 import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
 import { loadConfig } from '@policyhub/config';
@@ -149,6 +149,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir }),
   );
   const runsConfig = loadConfig(runsConfigShape, process.env);
+  const policySetsConfig = loadConfig(policySetsConfigShape, process.env);
   // Event-table retention, readiness and Kafka client settings: the variables services read.
   const eventsConfig = loadConfig({ ...retentionConfigShape, ...readinessConfigShape }, process.env);
   const kafka = options.kafka ?? kafkaClientSettings(loadConfig(kafkaConfigShape, process.env));
@@ -211,6 +212,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       logger: serviceLogger('policy-sets'),
       adminOrgsAddress: adminOrgs.address,
       storageAddress: storage.address,
+      uploadUrlTtlMs: policySetsConfig.VERSION_UPLOAD_URL_TTL_SECONDS * 1000,
     });
     started.push(policySets);
     services['policy-sets'] = policySets;

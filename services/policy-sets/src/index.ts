@@ -1,1 +1,6 @@
-export { startPolicySets, POLICY_SETS_SCHEMA, type PolicySetsOptions } from './service.js';
+export {
+  startPolicySets,
+  POLICY_SETS_SCHEMA,
+  type PolicySetsOptions,
+  policySetsConfigShape,
+} from './service.js';

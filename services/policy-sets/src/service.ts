@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { env } from '@policyhub/config';
 import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
 import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
@@ -7,6 +8,7 @@ import { createPolicySetsClients } from './clients/index.js';
 import { startAdminOrgsDeletionsConsumer } from './consumers/admin-orgs-deletions.js';
 import { startUploadCompletedConsumer } from './consumers/upload-completed.js';
 import type { PolicySetsDeps } from './deps.js';
+import { UPLOAD_WINDOW_MS } from './domain/versions.js';
 import { registerPolicySets } from './server.js';
 
 export interface PolicySetsOptions {
@@ -20,10 +22,19 @@ export interface PolicySetsOptions {
   adminOrgsAddress: string;
   /** storage gRPC address: upload sessions and archives of policy set versions. */
   storageAddress: string;
+  /** How long a version's upload URL works; default one hour (the spec). */
+  uploadUrlTtlMs?: number | undefined;
   migrateOnly?: boolean;
 }
 
 export const POLICY_SETS_SCHEMA = 'policy_sets';
+
+/** policy-sets' own environment (README "Environment"). */
+export const policySetsConfigShape = {
+  ADMIN_ORGS_ADDR: env.address('127.0.0.1:50051'),
+  STORAGE_ADDR: env.address('127.0.0.1:50054'),
+  VERSION_UPLOAD_URL_TTL_SECONDS: env.int(UPLOAD_WINDOW_MS / 1000, 1),
+};
 
 export async function startPolicySets(options: PolicySetsOptions): Promise<RunningService> {
   const auth = new InternalAuth({ keys: options.signingKeys, service: 'policy-sets' });
@@ -31,7 +42,8 @@ export async function startPolicySets(options: PolicySetsOptions): Promise<Runni
     { adminOrgs: options.adminOrgsAddress, storage: options.storageAddress },
     auth.credential,
   );
-  const withClients = (deps: ServiceDeps): PolicySetsDeps => ({ ...deps, clients });
+  const uploadUrlTtlMs = options.uploadUrlTtlMs ?? UPLOAD_WINDOW_MS;
+  const withClients = (deps: ServiceDeps): PolicySetsDeps => ({ ...deps, clients, uploadUrlTtlMs });
   try {
     return await startGrpcService({
       name: 'policy-sets',

@@ -31,7 +31,9 @@ export interface VersionedSetFacts {
 export const canTakeUploadedVersions = (set: VersionedSetFacts): boolean =>
   !set.hasVcsRepo && !set.hasPolicies;
 
-export const uploadExpiry = (createdAt: Date): Date => new Date(createdAt.getTime() + UPLOAD_WINDOW_MS);
+/** When a version's upload URL stops working (the window is a setting only so tests can shorten it). */
+export const uploadExpiry = (createdAt: Date, windowMs = UPLOAD_WINDOW_MS): Date =>
+  new Date(createdAt.getTime() + windowMs);
 
 /**
  * The archive layout storage must check for a version of a set of this kind: a Sentinel set

@@ -67,6 +67,7 @@ function storageError(err: unknown): never {
 export function policySetVersionHandlers({
   db,
   clients,
+  uploadUrlTtlMs,
 }: PolicySetsDeps): Handlers<policysetsV1.PolicySetVersionsHandlers> {
   const repo = new VersionRepository(db);
   const lookup = new AdminOrgsLookup(clients);
@@ -93,7 +94,7 @@ export function policySetVersionHandlers({
           ownerKind: UPLOAD_OWNER_KIND,
           ownerId: id,
           ownerParentId: set.id,
-          expiresAt: uploadExpiry(createdAt).toISOString(),
+          expiresAt: uploadExpiry(createdAt, uploadUrlTtlMs).toISOString(),
           ...archiveLayoutFor({ kind: set.kind, policiesPath: set.policies_path }),
         })
         .catch(storageError);
