@@ -59,14 +59,15 @@ const TENANCY_MEMBER_KIND: Partial<Record<RelationshipName, 'workspace' | 'proje
 const TOMBSTONE_RETENTION = '1 day';
 
 /**
- * Per-id transaction locks shared by attaching a workspace or project and applying its deletion,
- * taken in id order so two writers never wait on each other in a cycle.
+ * Per-id transaction locks shared by attaching a workspace or project and applying its deletion
+ * (`kind:id` keys), taken in key order in one statement so two writers never wait on each other
+ * in a cycle. Re-entrant: a transaction may lock a key it already holds.
  */
-const lockReferences = (db: Queryable, kind: 'workspace' | 'project', ids: readonly string[]) =>
+const lockReferences = (db: Queryable, keys: readonly string[]) =>
   db.query(
-    `SELECT pg_advisory_xact_lock(hashtextextended('policy_sets:' || $1 || ':' || r.id, 0))
-       FROM (SELECT DISTINCT id FROM unnest($2::text[]) AS u(id) ORDER BY id) AS r`,
-    [kind, ids],
+    `SELECT pg_advisory_xact_lock(hashtextextended('policy_sets:' || r.key, 0))
+       FROM (SELECT DISTINCT key FROM unnest($1::text[]) AS u(key) ORDER BY key) AS r`,
+    [keys],
   );
 
 const ids = (name: RelationshipName) => {
@@ -228,6 +229,23 @@ export class PolicySetRepository {
   }
 
   /**
+   * Locks every workspace and project among `members` at once, before a change that adds several
+   * relationships (create, update), so their locks are taken in one order.
+   */
+  async lockTenancyMembers(
+    members: Partial<Record<RelationshipName, readonly string[] | undefined>>,
+  ): Promise<void> {
+    const keys: string[] = [];
+    for (const [name, ids] of Object.entries(members) as Array<
+      [RelationshipName, readonly string[] | undefined]
+    >) {
+      const kind = TENANCY_MEMBER_KIND[name];
+      if (kind && ids) for (const id of ids) keys.push(`${kind}:${id}`);
+    }
+    if (keys.length > 0) await lockReferences(this.db, keys);
+  }
+
+  /**
    * Adds members (already present ones keep their place). Workspaces and projects were checked
    * with admin-orgs before the transaction; one deleted since then (its deletion already applied
    * here, see forgetWorkspace) is left out, as if it had been attached just before its deletion.
@@ -236,7 +254,11 @@ export class PolicySetRepository {
     if (memberIds.length === 0) return;
     const { table, column } = RELATIONSHIPS[name];
     const kind = TENANCY_MEMBER_KIND[name];
-    if (kind) await lockReferences(this.db, kind, memberIds);
+    if (kind)
+      await lockReferences(
+        this.db,
+        memberIds.map((id) => `${kind}:${id}`),
+      );
     await this.db.query(
       `INSERT INTO ${table} (policy_set_id, ${column})
        SELECT $1, m.id FROM unnest($2::text[]) WITH ORDINALITY AS m(id, n)
@@ -285,7 +307,7 @@ export class PolicySetRepository {
   }
 
   private async recordDeletion(kind: 'workspace' | 'project', id: string): Promise<void> {
-    await lockReferences(this.db, kind, [id]);
+    await lockReferences(this.db, [`${kind}:${id}`]);
     await this.db.query(
       'INSERT INTO deleted_references (kind, id) VALUES ($1, $2) ON CONFLICT (kind, id) DO NOTHING',
       [kind, id],

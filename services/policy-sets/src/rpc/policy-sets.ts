@@ -83,6 +83,7 @@ export function policySetHandlers({ db, relay, clients }: PolicySetsDeps): CrudH
             bodyRelationshipPointer('policies'),
           );
           await r.insert(id, organization, fields);
+          await r.lockTenancyMembers(refs);
           for (const name of RELATIONSHIP_ORDER) await r.addMembers(id, name, refs[name] ?? []);
         });
       } catch (err) {
@@ -144,6 +145,7 @@ export function policySetHandlers({ db, relay, clients }: PolicySetsDeps): CrudH
             bodyRelationshipPointer('policies'),
           );
           await r.update(locked.id, fields);
+          await r.lockTenancyMembers(refs);
           for (const name of RELATIONSHIP_ORDER) {
             const ids = refs[name];
             if (ids) await r.replaceMembers(locked.id, name, ids);
