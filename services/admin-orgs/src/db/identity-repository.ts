@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '@policyhub/db';
+import { escapeLike } from './tenancy-repository.js';
 
 export interface UserRow {
   id: string;
@@ -82,6 +83,56 @@ export class IdentityRepository {
       ids,
     ]);
     return rows;
+  }
+
+  /**
+   * A page of users, oldest first. `query` is a case-insensitive substring of the username or
+   * email (trigram indexes, migration 0004); `isSiteAdmin` narrows to admins or non-admins.
+   */
+  async listUsers(
+    filter: { query: string; isSiteAdmin: boolean | null },
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: UserRow[]; total: number }> {
+    const where = `($1 = '' OR u.username ILIKE '%' || $1 || '%' OR u.email ILIKE '%' || $1 || '%')
+       AND ($2::boolean IS NULL OR u.is_site_admin = $2)`;
+    const params = [escapeLike(filter.query), filter.isSiteAdmin];
+    const [page, count] = await Promise.all([
+      this.db.query<UserRow>(
+        `SELECT u.* FROM users u WHERE ${where} ORDER BY u.created_at, u.id LIMIT $3 OFFSET $4`,
+        [...params, limit, offset],
+      ),
+      this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM users u WHERE ${where}`, params),
+    ]);
+    return { rows: page.rows, total: count.rows[0]?.n ?? 0 };
+  }
+
+  /**
+   * Organizations where `userId` is the only member of the `owners` team: deleting the user would
+   * leave them without an owner.
+   */
+  async organizationsSolelyOwnedBy(userId: string): Promise<string[]> {
+    // Lock the owners teams the user is in first: a concurrent removal of the other owner (which
+    // locks its team too) then either finishes before the count below or waits for this one.
+    await this.db.query(
+      `SELECT 1 FROM teams t JOIN team_members m ON m.team_id = t.id
+        WHERE t.name = 'owners' AND m.user_id = $1 ORDER BY t.id FOR UPDATE OF t`,
+      [userId],
+    );
+    const { rows } = await this.db.query<{ organization: string }>(
+      `SELECT t.organization FROM teams t JOIN team_members m ON m.team_id = t.id
+        WHERE t.name = 'owners' AND m.user_id = $1
+          AND NOT EXISTS (SELECT 1 FROM team_members o WHERE o.team_id = t.id AND o.user_id <> $1)
+        ORDER BY t.organization`,
+      [userId],
+    );
+    return rows.map((r) => r.organization);
+  }
+
+  /** Deletes a user; their tokens and team memberships go with them (foreign-key cascades). */
+  async deleteUser(id: string): Promise<boolean> {
+    const { rowCount } = await this.db.query('DELETE FROM users WHERE id = $1', [id]);
+    return (rowCount ?? 0) > 0;
   }
 
   async insertUser(user: Omit<UserRow, 'created_at'>): Promise<UserRow> {

@@ -23,6 +23,7 @@ export interface TeamRow {
   organization: string;
   name: string;
   permissions: string[];
+  visibility: 'secret' | 'organization';
   created_at: string;
   user_ids: string[];
 }
@@ -135,13 +136,52 @@ export class TenancyRepository {
     return rows[0];
   }
 
-  async insertTeam(id: string, organization: string, name: string, permissions: string[]): Promise<void> {
-    await this.db.query('INSERT INTO teams (id, organization, name, permissions) VALUES ($1, $2, $3, $4)', [
-      id,
-      organization,
-      name,
-      permissions,
+  async insertTeam(
+    id: string,
+    organization: string,
+    name: string,
+    permissions: string[],
+    visibility: TeamRow['visibility'] = 'secret',
+  ): Promise<void> {
+    await this.db.query(
+      'INSERT INTO teams (id, organization, name, permissions, visibility) VALUES ($1, $2, $3, $4, $5)',
+      [id, organization, name, permissions, visibility],
+    );
+  }
+
+  /**
+   * A page of an organization's teams, oldest first. `viewerId` (when set: a member who is not an
+   * owner) keeps the teams visible to that user: `organization` teams and their own; `query` is a case-insensitive substring of the name; `names` exact names.
+   */
+  async listTeams(
+    organization: string,
+    filter: { viewerId: string | null; query: string; names: string[] },
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: TeamRow[]; total: number }> {
+    const where = `t.organization = $1
+       AND ($2::text IS NULL OR t.visibility = 'organization' OR EXISTS (SELECT 1 FROM team_members m WHERE m.team_id = t.id AND m.user_id = $2))
+       AND ($3 = '' OR t.name ILIKE '%' || $3 || '%')
+       AND (cardinality($4::text[]) = 0 OR t.name = ANY($4))`;
+    const params = [organization, filter.viewerId, escapeLike(filter.query), filter.names];
+    const [page, count] = await Promise.all([
+      this.db.query<TeamRow>(
+        `SELECT ${TEAM_COLUMNS} FROM teams t WHERE ${where} ORDER BY t.created_at, t.id LIMIT $5 OFFSET $6`,
+        [...params, limit, offset],
+      ),
+      this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM teams t WHERE ${where}`, params),
     ]);
+    return { rows: page.rows, total: count.rows[0]?.n ?? 0 };
+  }
+
+  async deleteTeam(id: string): Promise<boolean> {
+    const { rowCount } = await this.db.query('DELETE FROM teams WHERE id = $1', [id]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  /** Locks a team's row until the transaction ends (member changes that check what remains). */
+  async lockTeam(id: string): Promise<void> {
+    await this.db.query('SELECT 1 FROM teams WHERE id = $1 FOR UPDATE', [id]);
   }
 
   async addMembers(teamId: string, userIds: string[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { adminorgsV1 } from '@policyhub/contracts';
 import { type Db, isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
-import { invalidAttribute, newId, notFound, unauthenticated } from '@policyhub/errors';
+import { invalidAttribute, newId, notFound, unauthenticated, unprocessable } from '@policyhub/errors';
 import type { Principal } from '@policyhub/grpc-runtime';
 import { IdentityRepository } from '../db/identity-repository.js';
 import { OWNER, requireEmail, requireName, requirePrincipal, requireSiteAdmin } from '../domain/rules.js';
@@ -123,6 +123,38 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
 
     async BatchGetUsers(req) {
       return { users: (await repo.getUsers(req.ids)).map(toUser) };
+    },
+
+    async ListUsers(req, { principal }) {
+      requireSiteAdmin(principal);
+      const w = pageWindow(req.page);
+      const { rows, total } = await repo.listUsers(
+        { query: req.query, isSiteAdmin: req.isSiteAdmin ?? null },
+        w.size,
+        w.offset,
+      );
+      return { users: rows.map(toUser), page: pageInfo(w, total) };
+    },
+
+    async DeleteUser(req, { principal }) {
+      requireSiteAdmin(principal);
+      if (!(await repo.getUser(req.id))) throw notFound();
+      if (principal?.userId === req.id) {
+        throw unprocessable('ADMIN_ORGS_DELETE_SELF', 'you cannot delete your own account');
+      }
+      await db.transaction(async (tx) => {
+        const r = new IdentityRepository(tx);
+        const sole = await r.organizationsSolelyOwnedBy(req.id);
+        if (sole.length > 0) {
+          throw unprocessable(
+            'ADMIN_ORGS_LAST_OWNER',
+            `the user is the only owner of ${sole.join(', ')}; add another owner or delete the organization first`,
+          );
+        }
+        // Tokens and memberships go with the user (foreign-key cascades) in the same statement.
+        if (!(await r.deleteUser(req.id))) throw notFound();
+      });
+      return {};
     },
   };
 }

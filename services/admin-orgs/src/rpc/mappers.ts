@@ -46,6 +46,7 @@ export const toTeam = (r: TeamRow): adminorgsV1.Team => ({
   permissions: r.permissions,
   userIds: r.user_ids,
   createdAt: r.created_at,
+  visibility: r.visibility,
 });
 
 export const toProject = (r: ProjectRow): adminorgsV1.Project => ({

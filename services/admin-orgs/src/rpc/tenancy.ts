@@ -4,7 +4,7 @@ import { invalidAttribute, newId, notFound, unprocessable } from '@policyhub/err
 import { enqueueEvent, type OutboxRelay, TOPICS } from '@policyhub/events';
 import { canAccessOrganization, type Handlers, PERMISSIONS, type Principal } from '@policyhub/grpc-runtime';
 import { AdminOrganizationRepository } from '../db/admin-organization-repository.js';
-import { type OrganizationRow, TenancyRepository } from '../db/tenancy-repository.js';
+import { type OrganizationRow, type TeamRow, TenancyRepository } from '../db/tenancy-repository.js';
 import {
   OWNER,
   PROJECT_NAME_PATTERN,
@@ -65,7 +65,7 @@ export function organizationHandlers({
           const r = new TenancyRepository(tx);
           await r.insertOrganization(req.name, newId('org'), req.email);
           const ownersId = newId('team');
-          await r.insertTeam(ownersId, req.name, OWNER, [...PERMISSIONS]);
+          await r.insertTeam(ownersId, req.name, OWNER, [...PERMISSIONS], 'organization');
           await r.addMembers(ownersId, [caller.userId]);
           await r.insertProject({
             id: newId('prj'),
@@ -162,12 +162,42 @@ export async function deleteOrganization(db: Db, name: string): Promise<boolean>
   });
 }
 
+const TEAM_VISIBILITIES = ['secret', 'organization'] as const;
+
+function readVisibility(value: string): TeamRow['visibility'] {
+  if (value === '') return 'secret';
+  if ((TEAM_VISIBILITIES as readonly string[]).includes(value)) return value as TeamRow['visibility'];
+  throw invalidAttribute(
+    'ADMIN_ORGS_INVALID_TEAM_VISIBILITY',
+    '/data/attributes/visibility',
+    'Visibility must be secret or organization',
+  );
+}
+
+const isOwnerOrAdmin = (p: Principal | undefined, organization: string): boolean =>
+  !!p?.isSiteAdmin || !!p?.memberships.get(organization)?.includes(OWNER);
+
+/**
+ * Upstream visibility: owners (and site admins) see every team; other members see `organization`
+ * teams and the teams they belong to; internal callers see all.
+ */
+const canSeeTeam = (p: Principal | undefined, team: TeamRow): boolean =>
+  !p ||
+  isOwnerOrAdmin(p, team.organization) ||
+  (canAccessOrganization(p, team.organization) &&
+    (team.visibility === 'organization' || team.user_ids.includes(p.userId)));
+
 export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHandlers> {
   const repo = new TenancyRepository(db);
-  const ownedTeam = async (principal: Principal | undefined, id: string) => {
+  const visibleTeam = async (principal: Principal | undefined, id: string) => {
     const team = await repo.getTeam(id);
     if (!team) throw notFound();
     await visibleOrganization(repo, principal, team.organization);
+    if (!canSeeTeam(principal, team)) throw notFound();
+    return team;
+  };
+  const ownedTeam = async (principal: Principal | undefined, id: string) => {
+    const team = await visibleTeam(principal, id);
     requireOwner(principal, team.organization);
     return team;
   };
@@ -184,9 +214,10 @@ export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHan
       requireOwner(principal, req.organization);
       requireName(req.name, '/data/attributes/name', 'ADMIN_ORGS_INVALID_TEAM_NAME');
       const permissions = validatePermissions(req.permissions);
+      const visibility = readVisibility(req.visibility);
       const id = newId('team');
       try {
-        await repo.insertTeam(id, req.organization, req.name, permissions);
+        await repo.insertTeam(id, req.organization, req.name, permissions, visibility);
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken('team');
         throw err;
@@ -195,9 +226,33 @@ export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHan
     },
 
     async GetTeam(req, { principal }) {
-      const team = await repo.getTeam(req.id);
-      if (!team || !canAccessOrganization(principal, team.organization)) throw notFound();
-      return toTeam(team);
+      return toTeam(await visibleTeam(principal, req.id));
+    },
+
+    async ListTeams(req, { principal }) {
+      const caller = requirePrincipal(principal);
+      await visibleOrganization(repo, caller, req.organization);
+      const w = pageWindow(req.page);
+      const { rows, total } = await repo.listTeams(
+        req.organization,
+        {
+          viewerId: isOwnerOrAdmin(caller, req.organization) ? null : caller.userId,
+          query: req.query,
+          names: req.names,
+        },
+        w.size,
+        w.offset,
+      );
+      return { teams: rows.map(toTeam), page: pageInfo(w, total) };
+    },
+
+    async DeleteTeam(req, { principal }) {
+      const team = await ownedTeam(principal, req.id);
+      if (team.name === OWNER) {
+        throw unprocessable('ADMIN_ORGS_OWNERS_TEAM', 'the owners team of an organization cannot be deleted');
+      }
+      await repo.deleteTeam(team.id);
+      return {};
     },
 
     async AddTeamMembers(req, { principal }) {
@@ -209,7 +264,18 @@ export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHan
 
     async RemoveTeamMembers(req, { principal }) {
       const team = await ownedTeam(principal, req.teamId);
-      await repo.removeMembers(team.id, req.userIds);
+      await db.transaction(async (tx) => {
+        const r = new TenancyRepository(tx);
+        // Row lock: two concurrent removals cannot each leave the other's owner as the last one.
+        await r.lockTeam(team.id);
+        await r.removeMembers(team.id, req.userIds);
+        if (team.name === OWNER && (await r.getTeam(team.id))?.user_ids.length === 0) {
+          throw unprocessable(
+            'ADMIN_ORGS_LAST_OWNER',
+            'the owners team must keep at least one member; add another owner first',
+          );
+        }
+      });
       return toTeam((await repo.getTeam(team.id))!);
     },
   };
