@@ -72,7 +72,11 @@ export class SecurityFixtures {
 
   freshTeam = async () => {
     const res = await this.api.post(`/organizations/${this.org.name}/teams`, {
-      data: { type: 'teams', attributes: { name: this.org.names('team'), 'organization-access': {} } },
+      // Visible to every member (a `secret` team is hidden from members outside it).
+      data: {
+        type: 'teams',
+        attributes: { name: this.org.names('team'), 'organization-access': {}, visibility: 'organization' },
+      },
     });
     expect(res.status, res.text).toBe(201);
     return { id: res.body.data.id as string };

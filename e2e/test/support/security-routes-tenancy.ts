@@ -50,6 +50,23 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
     },
   },
   {
+    method: 'GET',
+    path: `${API}/admin/users`,
+    access: SITE_ADMIN,
+    success: 200,
+    body: NO_BODY,
+    query: { ...LIST, strictFilters: ['filter[admin]'] },
+    prepare: async () => ({ params: {} }),
+  },
+  {
+    method: 'DELETE',
+    path: `${API}/admin/users/:id`,
+    access: SITE_ADMIN,
+    success: 204,
+    body: NO_BODY,
+    prepare: async (w) => ({ params: { id: (await w.freshUser()).id } }),
+  },
+  {
     method: 'POST',
     path: `${API}/users/:id/authentication-tokens`,
     access: { kind: 'self' },
@@ -174,11 +191,29 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'GET',
+    path: `${API}/organizations/:org/teams`,
+    access: org('member'),
+    success: 200,
+    body: NO_BODY,
+    query: LIST,
+    prepare: async (_w, o) => ({ params: { org: o.name } }),
+  },
+  {
+    method: 'GET',
     path: `${API}/teams/:id`,
     access: org('member'),
     success: 200,
     body: NO_BODY,
+    query: SHOW,
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedTeam()).id } }),
+  },
+  {
+    method: 'DELETE',
+    path: `${API}/teams/:id`,
+    access: org('owner'),
+    success: 204,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.freshTeam()).id } }),
   },
   ...(['POST', 'DELETE'] as const).map(
     (method): Endpoint => ({

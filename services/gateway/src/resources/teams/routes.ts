@@ -1,8 +1,20 @@
 import { PERMISSIONS } from '@policyhub/grpc-runtime';
-import type { FastifyInstance } from 'fastify';
+import type { adminorgsV1 } from '@policyhub/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '@policyhub/errors';
 import { RequestDocument, readIdentifierList } from '../../jsonapi/body.js';
-import { type RouteContext, as, paramsOf, sendDocument, sendNoContent } from '../../route-context.js';
+import { parseInclude } from '../../jsonapi/include.js';
+import { parsePage } from '../../jsonapi/pagination.js';
+import {
+  type RouteContext,
+  as,
+  pageDocument,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  sendNoContent,
+} from '../../route-context.js';
+import { serializeUser } from '../users/serializer.js';
 import { serializeTeam } from './serializer.js';
 
 /** `organization-access` is an object of permission → boolean; the granted ones become a list. */
@@ -34,22 +46,66 @@ function readOrganizationAccess(doc: RequestDocument): string[] {
   return granted;
 }
 
-export function registerTeamRoutes(app: FastifyInstance, { clients }: RouteContext): void {
+const TEAM_INCLUDES = ['users'] as const;
+
+export function registerTeamRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { clients } = ctx;
   app.post('/organizations/:org/teams', { config: { changesAccess: true } }, async (request, reply) => {
     const doc = new RequestDocument(request.body, 'teams');
     const name = doc.string('name', { required: true, maxLength: 90 });
     const permissions = readOrganizationAccess(doc);
+    const visibility = doc.string('visibility', { maxLength: 20 }) ?? '';
     doc.done();
     const team = await clients.teams.CreateTeam(
-      { organization: paramsOf<'org'>(request).org, name, permissions },
+      { organization: paramsOf<'org'>(request).org, name, permissions, visibility },
       as(request),
     );
     return sendDocument(reply, 201, { data: serializeTeam(team) });
   });
 
+  /** The members of the listed teams as `included` users, in one batch call. */
+  const membersOf = async (request: FastifyRequest, teams: adminorgsV1.Team__Output[]) => {
+    const ids = [...new Set(teams.flatMap((t) => t.userIds))];
+    if (ids.length === 0) return [];
+    const { users } = await clients.identity.BatchGetUsers({ ids }, as(request));
+    return users.map(serializeUser);
+  };
+
+  // Owners see every team; other members the `organization` teams and their own (upstream).
+  app.get('/organizations/:org/teams', async (request, reply) => {
+    const query = queryOf(request);
+    const page = parsePage(query);
+    const include = parseInclude(query.include, TEAM_INCLUDES);
+    const names = (query['filter[names]'] ?? '')
+      .split(',')
+      .map((n) => n.trim())
+      .filter((n) => n !== '');
+    const res = await clients.teams.ListTeams(
+      { organization: paramsOf<'org'>(request).org, page, query: query.q ?? '', names },
+      as(request),
+    );
+    const included = include.has('users') ? await membersOf(request, res.teams) : [];
+    return sendDocument(reply, 200, {
+      data: res.teams.map(serializeTeam),
+      ...(include.size > 0 ? { included } : {}),
+      ...pageDocument(ctx, request, res.page!),
+    });
+  });
+
   app.get('/teams/:id', async (request, reply) => {
+    const include = parseInclude(queryOf(request).include, TEAM_INCLUDES);
     const team = await clients.teams.GetTeam({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendDocument(reply, 200, { data: serializeTeam(team) });
+    const included = include.has('users') ? await membersOf(request, [team]) : [];
+    return sendDocument(reply, 200, {
+      data: serializeTeam(team),
+      ...(include.size > 0 ? { included } : {}),
+    });
+  });
+
+  // Owners only; the owners team stays (422). Members lose the team's permissions at once.
+  app.delete('/teams/:id', { config: { changesAccess: true } }, async (request, reply) => {
+    await clients.teams.DeleteTeam({ id: paramsOf<'id'>(request).id }, as(request));
+    return sendNoContent(reply);
   });
 
   app.post('/teams/:id/relationships/users', { config: { changesAccess: true } }, async (request, reply) => {

@@ -10,6 +10,7 @@ export function serializeTeam(t: adminorgsV1.Team__Output): ResourceObject {
       name: t.name,
       'organization-access': Object.fromEntries(PERMISSIONS.map((p) => [p, t.permissions.includes(p)])),
       'users-count': t.userIds.length,
+      visibility: t.visibility,
       'created-at': t.createdAt,
     },
     relationships: {

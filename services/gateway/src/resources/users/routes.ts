@@ -1,3 +1,4 @@
+import { AppError } from '@policyhub/errors';
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { refuseInclude } from '../../jsonapi/include.js';
@@ -13,6 +14,15 @@ import {
 } from '../../route-context.js';
 import { serializeToken, serializeUser } from './serializer.js';
 
+/** `filter[admin]=true|false`; absent or empty means every user, anything else is a 422. */
+function adminFilter(raw: string | undefined): boolean | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new AppError('invalid', 'GATEWAY_INVALID_FILTER', [
+    { title: 'invalid attribute', detail: 'filter[admin] must be true or false', parameter: 'filter[admin]' },
+  ]);
+}
+
 export function registerUserRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { clients } = ctx;
   // Site admins create users.
@@ -24,6 +34,27 @@ export function registerUserRoutes(app: FastifyInstance, ctx: RouteContext): voi
     doc.done();
     const user = await clients.identity.CreateUser({ username, email, isSiteAdmin }, as(request));
     return sendDocument(reply, 201, { data: serializeUser(user) });
+  });
+
+  // Site admins list every user: `q` searches username and email, `filter[admin]` narrows.
+  app.get('/admin/users', async (request, reply) => {
+    const query = queryOf(request);
+    const page = parsePage(query);
+    refuseInclude(query.include);
+    const res = await clients.identity.ListUsers(
+      { page, query: query.q ?? '', isSiteAdmin: adminFilter(query['filter[admin]']) },
+      as(request),
+    );
+    return sendDocument(reply, 200, {
+      data: res.users.map(serializeUser),
+      ...pageDocument(ctx, request, res.page!),
+    });
+  });
+
+  // Deleting a user revokes their tokens and memberships; cached principals are dropped too.
+  app.delete('/admin/users/:id', { config: { changesAccess: true } }, async (request, reply) => {
+    await clients.identity.DeleteUser({ id: paramsOf<'id'>(request).id }, as(request));
+    return sendNoContent(reply);
   });
 
   // The token value is in this response only; admin-orgs keeps its SHA-256.
