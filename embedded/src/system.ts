@@ -229,6 +229,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     });
     started.push(runs);
     services.runs = runs;
+    for (const service of Object.values(services)) service.useReadinessSettings(readiness);
 
     // The built-in evaluator claims checks from the runs service like any external worker.
     let evaluatorEngines: string[] | undefined;

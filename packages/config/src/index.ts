@@ -41,10 +41,11 @@ const redact = (key: string, value: string): string =>
 /** Reusable field types with the project's conventions. */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  /** A gRPC target: `host:port`, optionally `dns:///host:port` (every address of the name: ADR 0025). */
   address: (fallback: string) =>
     z
       .string()
-      .regex(/^[^\s:]+:\d+$|^\[[0-9a-fA-F:]+\]:\d+$/, 'must be host:port')
+      .regex(/^(?:dns:\/\/\/)?(?:[^\s:/]+|\[[0-9a-fA-F:]+\]):\d+$/, 'must be host:port or dns:///host:port')
       .default(fallback),
   url: () => z.string().url('must be a URL'),
   optionalUrl: () => z.string().url('must be a URL').optional(),

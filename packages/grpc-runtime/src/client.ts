@@ -27,6 +27,9 @@ type ClientCtor<C> = (new (
   service: grpc.ServiceDefinition;
 };
 
+/** Client-side balancing per call over every resolved address (ADR 0025). */
+export const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+
 const channelOptions = {
   'grpc.max_receive_message_length': 8 * 1024 * 1024,
   'grpc.max_send_message_length': 8 * 1024 * 1024,
@@ -36,6 +39,9 @@ const channelOptions = {
   // unreachable long after it is back.
   'grpc.initial_reconnect_backoff_ms': 500,
   'grpc.max_reconnect_backoff_ms': 2_000,
+  // Every address the target resolves to gets a connection and calls rotate over them: behind a
+  // headless Service (one DNS record per pod) each call goes to the next replica (ADR 0025).
+  'grpc.service_config': ROUND_ROBIN,
 };
 
 export function buildMetadata(credential: ClientCredential, options: CallOptions | undefined): grpc.Metadata {

@@ -228,13 +228,21 @@ export function asServiceError(
   }) as grpc.ServiceError;
 }
 
-/** Creates a gRPC server (not yet bound) with sane limits. */
+/**
+ * Creates a gRPC server (not yet bound) with sane limits. Connections are closed gracefully (GOAWAY;
+ * calls in flight finish) after MAX_CONNECTION_AGE_MS, so round-robin clients resolve the name
+ * again and spread over replicas added since they connected (ADR 0025).
+ */
 export function createGrpcServer(): grpc.Server {
   return new grpc.Server({
     'grpc.max_receive_message_length': 8 * 1024 * 1024,
     'grpc.max_send_message_length': 8 * 1024 * 1024,
+    'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
   });
 }
+
+/** How long a client connection lives before the server asks the client to reconnect. */
+export const MAX_CONNECTION_AGE_MS = 5 * 60_000;
 
 /** Binds to host:port (port 0 picks a free one) and resolves the actual address. */
 export function bindServer(server: grpc.Server, address: string): Promise<string> {

@@ -15,6 +15,7 @@ import {
   shutdownServer,
 } from '@policyhub/grpc-runtime';
 import type { Logger, ReadinessReport } from '@policyhub/telemetry';
+import { addHealthService } from './health.js';
 import { type ReadinessSettings, serviceReadiness } from './readiness.js';
 
 /** What a service's composition hands to its RPC handlers and consumers. */
@@ -61,12 +62,15 @@ export interface RunningService {
   isReady(): Promise<boolean>;
   /** Each dependency and its state, for `/readyz` (readiness.ts). */
   readiness(settings?: Partial<ReadinessSettings>): Promise<ReadinessReport>;
+  /** The thresholds `readiness()` and the gRPC health service use when none are given. */
+  useReadinessSettings(settings: Partial<ReadinessSettings>): void;
   close(): Promise<void>;
 }
 
 /**
  * The shared lifecycle of a gRPC service: pool on its own schema → migrations (event tables +
- * its own) under an advisory lock → outbox relay → consumers → gRPC server bound. close() undoes
+ * its own) under an advisory lock → outbox relay → consumers → gRPC server (with grpc.health.v1)
+ * bound. close() undoes
  * it in reverse order, draining in-flight calls first.
  */
 export async function startGrpcService(options: GrpcServiceOptions): Promise<RunningService> {
@@ -95,6 +99,7 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
       relay,
       isReady: async () => false,
       readiness: notServing,
+      useReadinessSettings: () => {},
       close: async () => {},
     };
   }
@@ -110,15 +115,21 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
     addService(definition, implementation);
   };
   options.register(server, deps);
+  let readinessSettings: Partial<ReadinessSettings> | undefined;
+  const readiness = (settings?: Partial<ReadinessSettings>) =>
+    serviceReadiness(
+      { db, relay, transport: options.transport, producesEvents: producesEvents(options.name) },
+      settings ?? readinessSettings,
+    );
+  const health = addHealthService(
+    server,
+    services.map(([definition]) => definition),
+    { isReady: async () => (await readiness()).ready },
+  );
   const address = await bindServer(server, options.grpcAddress);
   // Embedded mode: the same handlers for callers in this process, without HTTP/2 (ADR 0033).
   const withdrawInProcess = serveInProcess(address, services);
   logger.info({ address }, `${options.name} serving gRPC`);
-  const readiness = (settings?: Partial<ReadinessSettings>) =>
-    serviceReadiness(
-      { db, relay, transport: options.transport, producesEvents: producesEvents(options.name) },
-      settings,
-    );
 
   return {
     name: options.name,
@@ -127,7 +138,11 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
     relay,
     isReady: async () => (await readiness()).ready,
     readiness,
+    useReadinessSettings(settings) {
+      readinessSettings = settings;
+    },
     async close() {
+      health.shutdown();
       withdrawInProcess();
       await shutdownServer(server);
       for (const s of subscriptions) await s.close();

@@ -15,3 +15,4 @@ export {
 } from './event-config.js';
 export { DEFAULT_READINESS, type ReadinessSettings, serviceReadiness } from './readiness.js';
 export { runDeadLettersCommand, USAGE as DEAD_LETTERS_USAGE } from './dead-letters-command.js';
+export { addHealthService, type HealthService, LIVENESS_SERVICE } from './health.js';

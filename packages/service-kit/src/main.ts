@@ -96,6 +96,7 @@ export async function runServiceMain<S extends z.ZodRawShape>(
   const retention = new EventRetention({ db: service.db, logger, settings: retentionSettings(config) });
   retention.start();
   const readiness = readinessSettings(config);
+  service.useReadinessSettings(readiness);
   const ops = await startOpsServer({
     port: config.OPS_PORT,
     host: config.OPS_HOST,
