@@ -18,6 +18,7 @@ import {
   Secret,
   Service,
 } from 'kubernetes-models/v1';
+import { ROUND_ROBIN } from '@policyhub/grpc-runtime';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 
@@ -327,15 +328,21 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('deploy/k8s/%s', 
   });
 
   it.each(SERVERS)(
-    'probes %s on /healthz and /readyz of its ops port, and has Prometheus scrape that port',
+    'probes %s for readiness on /readyz of its ops port, and has Prometheus scrape that port',
     (name) => {
       const container = containerOf(objects, 'Deployment', name);
-      for (const [probe, path] of [
-        [container.startupProbe, '/healthz'],
-        [container.livenessProbe, '/healthz'],
-        [container.readinessProbe, '/readyz'],
-      ] as const) {
-        expect(probe?.httpGet).toEqual({ path, port: 'ops' });
+      expect(container.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'ops' });
+      if (name === 'gateway') {
+        for (const probe of [container.startupProbe, container.livenessProbe]) {
+          expect(probe?.httpGet).toEqual({ path: '/healthz', port: 'ops' });
+        }
+      } else {
+        // grpc.health.v1 on the serving port itself: a wedged gRPC server fails its liveness.
+        const grpcPort = container.ports?.find((p) => p.name === 'grpc')?.containerPort;
+        expect(kubernetesEnv(objects, name).get('GRPC_PORT')).toBe(String(grpcPort));
+        for (const probe of [container.startupProbe, container.livenessProbe]) {
+          expect(probe?.grpc).toEqual({ port: grpcPort, service: 'liveness' });
+        }
       }
       const opsPort = String(container.ports?.find((p) => p.name === 'ops')?.containerPort);
       expect(kubernetesEnv(objects, name).get('OPS_PORT')).toBe(opsPort);
@@ -457,11 +464,24 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('deploy/k8s/%s', 
     },
   );
 
-  it('points every service address at a Service port', () => {
+  it.each(WITH_SCHEMA)(
+    'serves %s through a headless Service, so callers resolve every pod and balance per call',
+    (name) => {
+      const service = find<IService>(objects, 'Service', name);
+      expect(service.spec?.clusterIP).toBe('None');
+      expect(service.spec?.ports?.find((p) => p.name === 'grpc')?.appProtocol).toBe('grpc');
+      // What makes the headless name useful: every gRPC client balances per call over the
+      // addresses (behaviour: packages/grpc-runtime/test/round-robin.test.ts).
+      expect(JSON.parse(ROUND_ROBIN)).toEqual({ loadBalancingConfig: [{ round_robin: {} }] });
+    },
+  );
+
+  it('points every service address at a Service port, through the DNS resolver (every pod address)', () => {
     for (const name of PROCESSES) {
       for (const [key, value] of kubernetesEnv(objects, name)) {
         if (!key.endsWith('_ADDR')) continue;
-        const [host, port] = value.split(':');
+        expect(value, `${name} ${key}`).toMatch(/^dns:\/\/\/[a-z-]+:\d+$/);
+        const [host, port] = value.slice('dns:///'.length).split(':');
         const service = find<IService>(objects, 'Service', host ?? '');
         expect(
           service.spec?.ports?.map((p) => String(p.port)),
