@@ -2,7 +2,7 @@ import { contracts } from '@policyhub/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/client.js';
 import { generateSigningKeys, InternalAuth } from '../src/internal-auth.js';
-import { principalOf } from '../src/principal.js';
+import { principalOf } from '@policyhub/permissions';
 import { bindServer, createGrpcServer, implement, shutdownServer } from '../src/server.js';
 
 /**

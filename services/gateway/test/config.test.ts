@@ -34,6 +34,21 @@ describe('gateway configuration', () => {
     expect(() => load({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);
   });
 
+  it('takes backend addresses as host:port or dns:///host:port (every address of a headless Service)', () => {
+    expect(load({ ADMIN_ORGS_ADDR: 'dns:///admin-orgs:50051', RUNS_ADDR: 'runs:50051' })).toMatchObject({
+      ADMIN_ORGS_ADDR: 'dns:///admin-orgs:50051',
+      RUNS_ADDR: 'runs:50051',
+    });
+    for (const value of [
+      'admin-orgs',
+      'http://admin-orgs:50051',
+      'dns://admin-orgs:50051',
+      'dns:///:50051',
+    ]) {
+      expect(() => load({ ADMIN_ORGS_ADDR: value }), value).toThrow(/ADMIN_ORGS_ADDR/);
+    }
+  });
+
   it('rejects a failure window under one second', () => {
     expect(() => load({ AUTH_FAILURE_WINDOW_SECONDS: '0' })).toThrow(/AUTH_FAILURE_WINDOW_SECONDS/);
   });
