@@ -158,6 +158,20 @@ describe('internal gRPC ports without the gateway', () => {
     }
   });
 
+  it('answers grpc.health.v1 without a credential on every service port, with a status only', async () => {
+    const Health = contracts().grpc.health.v1.Health;
+    for (const [pkg, service] of Object.entries(PACKAGES)) {
+      const health = new Health(t.system.services[service]!.address, grpc.credentials.createInsecure());
+      const answer = await new Promise<unknown>((resolve, reject) =>
+        health.Check({ service: '' }, (err: grpc.ServiceError | null, res: unknown) =>
+          err ? reject(err) : resolve(res),
+        ),
+      );
+      health.close();
+      expect(answer, `${pkg} (${service})`).toEqual({ status: 'SERVING' });
+    }
+  });
+
   it('keeps serving the gateway: the API still works end to end', async () => {
     const org = await createOrganization(t);
     const res = await org.owner.api.get(`/organizations/${org.name}/policy-sets`);
