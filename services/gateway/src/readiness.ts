@@ -18,8 +18,9 @@ const backendsOf = (clients: Clients): Record<string, grpc.Client> => ({
  * or connects within a second. Each backend appears in the body by name.
  *
  * This checks that a backend answers on its port (a process listening and speaking HTTP/2), not
- * that it can serve: each service reports its own database and bus on its `/readyz`. Once the
- * services serve grpc.health.v1, Health/Check would tell serving from merely listening.
+ * that it can serve: each service reports its own database and bus on its `/readyz` and on
+ * grpc.health.v1, and a replica that cannot serve leaves its headless Service (ADR 0025); the
+ * gateway stays ready and answers 503 for the calls that fail meanwhile (ADR 0023).
  */
 export function backendReadiness(clients: Clients): () => Promise<ReadinessReport> {
   const backends = backendsOf(clients);
