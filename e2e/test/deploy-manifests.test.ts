@@ -18,7 +18,7 @@ import {
   Secret,
   Service,
 } from 'kubernetes-models/v1';
-import { ROUND_ROBIN } from '@policyhub/grpc-runtime';
+import { isBalancedTarget, ROUND_ROBIN } from '@policyhub/grpc-runtime';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 
@@ -470,9 +470,10 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('deploy/k8s/%s', 
       const service = find<IService>(objects, 'Service', name);
       expect(service.spec?.clusterIP).toBe('None');
       expect(service.spec?.ports?.find((p) => p.name === 'grpc')?.appProtocol).toBe('grpc');
-      // What makes the headless name useful: every gRPC client balances per call over the
-      // addresses (behaviour: packages/grpc-runtime/test/round-robin.test.ts).
+      // What makes the headless name useful: a dns:/// target gets round_robin, per call over
+      // the addresses (behaviour: packages/grpc-runtime/test/round-robin.test.ts).
       expect(JSON.parse(ROUND_ROBIN)).toEqual({ loadBalancingConfig: [{ round_robin: {} }] });
+      expect(isBalancedTarget(`dns:///${name}:50051`)).toBe(true);
     },
   );
 

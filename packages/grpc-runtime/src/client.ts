@@ -39,10 +39,19 @@ const channelOptions = {
   // unreachable long after it is back.
   'grpc.initial_reconnect_backoff_ms': 500,
   'grpc.max_reconnect_backoff_ms': 2_000,
-  // Every address the target resolves to gets a connection and calls rotate over them: behind a
-  // headless Service (one DNS record per pod) each call goes to the next replica (ADR 0025).
-  'grpc.service_config': ROUND_ROBIN,
 };
+
+/**
+ * A target written with a resolver scheme (`dns:///name:port`, `ipv4:a:p,b:p`) names replicas:
+ * every address gets a connection and calls rotate over them, so behind a headless Service each
+ * call goes to the next pod (ADR 0025). A plain `host:port` is one process (npm start, compose,
+ * tests) and keeps the default pick_first, which waits for a restarted process to accept again
+ * instead of failing the calls of its reconnect backoff.
+ */
+export const isBalancedTarget = (address: string): boolean => /^(?:dns:\/\/\/|ipv[46]:)/.test(address);
+
+const channelOptionsFor = (address: string) =>
+  isBalancedTarget(address) ? { ...channelOptions, 'grpc.service_config': ROUND_ROBIN } : channelOptions;
 
 export function buildMetadata(credential: ClientCredential, options: CallOptions | undefined): grpc.Metadata {
   const metadata = new grpc.Metadata();
@@ -72,7 +81,7 @@ export function createClient<C extends grpc.Client>(
   address: string,
   credential: ClientCredential,
 ): PromiseClient<C> & ClientExtras<C> {
-  const raw = new Ctor(address, grpc.credentials.createInsecure(), channelOptions);
+  const raw = new Ctor(address, grpc.credentials.createInsecure(), channelOptionsFor(address));
   const metadata = (options?: CallOptions) => buildMetadata(credential, options);
   const wrapped: Record<string, unknown> = { raw, metadata, close: () => raw.close() };
   for (const [name, def] of Object.entries(Ctor.service)) {

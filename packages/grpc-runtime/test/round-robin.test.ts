@@ -1,6 +1,6 @@
 import { contracts } from '@policyhub/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../src/client.js';
+import { createClient, isBalancedTarget } from '../src/client.js';
 import { generateSigningKeys, InternalAuth } from '../src/internal-auth.js';
 import { principalOf } from '@policyhub/permissions';
 import { bindServer, createGrpcServer, implement, shutdownServer } from '../src/server.js';
@@ -48,5 +48,12 @@ describe('a client of a name with several addresses', () => {
     } finally {
       identity.close();
     }
+  });
+
+  it('balances targets written with a resolver scheme; a plain host:port stays one connection', () => {
+    expect(isBalancedTarget('dns:///admin-orgs:50051')).toBe(true);
+    expect(isBalancedTarget('ipv4:127.0.0.1:1,127.0.0.1:2')).toBe(true);
+    expect(isBalancedTarget('admin-orgs:50051')).toBe(false);
+    expect(isBalancedTarget('127.0.0.1:50051')).toBe(false);
   });
 });
