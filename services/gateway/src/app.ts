@@ -3,18 +3,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { type PrincipalCache, MemoryPrincipalCache } from './auth/principal-cache.js';
 import type { Clients } from './clients/index.js';
 import { registerAuthentication } from './plugins/authenticate.js';
-import {
-  handleClientError,
-  normaliseUrl,
-  parseQuery,
-  registerBodyParsing,
-  registerErrorHandling,
-  registerRequestLogging,
-  sendFrameworkError,
-} from './plugins/edge.js';
+import { registerBodyParsing } from './plugins/body-parsing.js';
+import { registerErrorHandling } from './plugins/error-handling.js';
+import { handleClientError, sendFrameworkError } from './plugins/framework-errors.js';
 import { rejectNulCharacters } from './plugins/nul-characters.js';
 import { type RateLimitOptions, registerRateLimiting } from './plugins/rate-limit.js';
 import { registerSecurityHeaders, securityHeaders } from './plugins/security-headers.js';
+import { registerRequestLogging } from './plugins/request-logging.js';
+import { normaliseUrl, parseQuery } from './plugins/url.js';
 import { registerVocabulary } from './plugins/vocabulary.js';
 import { registerResources } from './resources/index.js';
 import { registerDiscoveryRoute } from './resources/meta/discovery.js';

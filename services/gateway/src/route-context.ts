@@ -3,7 +3,7 @@ import type { Logger } from '@policyhub/telemetry';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clients } from './clients/index.js';
 import { type PageInfo, paginationDocument } from './jsonapi/pagination.js';
-import { JSON_API } from './plugins/edge.js';
+import { JSON_API } from './jsonapi/media-type.js';
 import type { WireNames } from './vocabulary.js';
 
 /** What every resource's routes get: the downstream clients and request helpers. */

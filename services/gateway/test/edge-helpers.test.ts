@@ -6,7 +6,7 @@ import { HTTP_STATUS_FOR_GRPC, httpErrorFromAppError, httpErrorFromGrpc } from '
 import { RequestDocument, readIdentifierList } from '../src/jsonapi/body.js';
 import { parseInclude } from '../src/jsonapi/include.js';
 import { hasPageParams, paginationDocument, parsePage } from '../src/jsonapi/pagination.js';
-import { normaliseUrl, parseQuery } from '../src/plugins/edge.js';
+import { normaliseUrl, parseQuery } from '../src/plugins/url.js';
 
 const catchError = (fn: () => unknown): AppError => {
   try {

@@ -1,0 +1,62 @@
+import { AppError } from '@policyhub/errors';
+import type { Logger } from '@policyhub/telemetry';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import {
+  type HttpError,
+  httpError,
+  httpErrorFromAppError,
+  httpErrorFromGrpc,
+  isGrpcError,
+  RETRY_AFTER_SECONDS,
+} from '../errors/http-errors.js';
+import { JSON_API } from '../jsonapi/media-type.js';
+
+/**
+ * Errors thrown by routes and hooks, and unmatched routes, as JSON:API error documents: AppErrors
+ * and gRPC errors by their kind/code, fastify's own 4xx with a client-facing message, anything
+ * else a 500 (logged; the client learns nothing more).
+ */
+export function registerErrorHandling(app: FastifyInstance, logger: Logger): void {
+  app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
+    let mapped: HttpError;
+    if (err instanceof AppError) mapped = httpErrorFromAppError(err);
+    else if (isGrpcError(err)) mapped = httpErrorFromGrpc(err);
+    else if (
+      'statusCode' in err &&
+      typeof err.statusCode === 'number' &&
+      err.statusCode >= 400 &&
+      err.statusCode < 500
+    ) {
+      mapped = httpError(err.statusCode, clientMessage(err as FastifyError));
+    } else {
+      mapped = httpError(500);
+    }
+    if (mapped.statusCode === 503) {
+      reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+      // A dependency is down (e.g. Postgres restarting): expected and transient, one line each.
+      logger.warn(
+        { route: request.routeOptions.url, method: request.method, reason: err.message },
+        'service unavailable',
+      );
+    } else if (mapped.statusCode >= 500) {
+      logger.error({ err, route: request.routeOptions.url, method: request.method }, 'request failed');
+    }
+    reply.status(mapped.statusCode).type(JSON_API).send(mapped.body);
+  });
+  app.setNotFoundHandler((_request, reply) => {
+    reply.status(404).type(JSON_API).send(httpError(404).body);
+  });
+}
+
+const clientMessage = (err: FastifyError): string => {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'the request body is too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return `unsupported content type; use ${JSON_API}`;
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'the Content-Length header does not match the body';
+    default:
+      return err.message;
+  }
+};
