@@ -7,6 +7,7 @@ import { registerBodyParsing } from './plugins/body-parsing.js';
 import { registerErrorHandling } from './plugins/error-handling.js';
 import { handleClientError, sendFrameworkError } from './plugins/framework-errors.js';
 import { rejectNulCharacters } from './plugins/nul-characters.js';
+import { registerOpenApiRoute, registerRouteSchemas } from './plugins/openapi.js';
 import { type RateLimitOptions, registerRateLimiting } from './plugins/rate-limit.js';
 import { registerSecurityHeaders, securityHeaders } from './plugins/security-headers.js';
 import { registerRequestLogging } from './plugins/request-logging.js';
@@ -68,7 +69,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   rejectNulCharacters(app);
   registerVocabulary(app, deps.vocabulary ?? 'spec');
 
+  await registerRouteSchemas(app);
   registerDiscoveryRoute(app);
+  registerOpenApiRoute(app);
   await app.register(async (api) => registerResources(api, ctx), { prefix: '/api/v2' });
   return app;
 }

@@ -1,6 +1,13 @@
 import type { adminorgsV1 } from '@policyhub/contracts';
 import { AppError, type ErrorItem } from '@policyhub/errors';
 import { RequestDocument } from '../../jsonapi/body.js';
+import {
+  booleanAttribute,
+  nullableIntegerAttribute,
+  resourceBody,
+  stringAttribute,
+  stringListAttribute,
+} from '../../schemas/jsonapi.js';
 import { spellingsOf } from '../../vocabulary.js';
 
 const MAX_CONSUMERS = 1000;
@@ -105,3 +112,37 @@ export function readRegistryPartnerships(
   }
   return { name, moduleConsumers, providerConsumers };
 }
+
+/** The route schema of `PATCH /admin/organizations/:name` (every spelling `readAdminOrganizationUpdate` reads). */
+export const ADMIN_ORGANIZATION_UPDATE = resourceBody(
+  'organizations',
+  {
+    'access-beta-tools': booleanAttribute('access-beta-tools'),
+    'global-module-sharing': booleanAttribute('global-module-sharing'),
+    'global-provider-sharing': booleanAttribute('global-provider-sharing'),
+    'is-disabled': booleanAttribute('is-disabled'),
+    ...Object.fromEntries(WORKER_SUDO.map((n) => [n, booleanAttribute(n)])),
+    ...Object.fromEntries(
+      [...APPLY_TIMEOUT, ...PLAN_TIMEOUT].map((n) => [
+        n,
+        stringAttribute(n, { maxLength: 64, description: 'A duration such as `2h`; null or "" resets it.' }),
+      ]),
+    ),
+    'workspace-limit': nullableIntegerAttribute('workspace-limit', {
+      min: 0,
+      description: 'null resets it to "no limit".',
+    }),
+  },
+  { allowEmptyType: true },
+);
+
+/** The route schema of `PUT /admin/organizations/:name/registry-partnerships`. */
+export const REGISTRY_PARTNERSHIPS = resourceBody(
+  'registry-partnerships',
+  Object.fromEntries(
+    ['module-consumers', 'module_consumers', 'provider-consumers', 'provider_consumers'].map((n) => [
+      n,
+      stringListAttribute(n, 'Organization names.'),
+    ]),
+  ),
+);

@@ -18,6 +18,18 @@ import {
 import { serializeUser } from '../users/serializer.js';
 import { readAdminOrganizationUpdate, readRegistryPartnerships } from './request-bodies.js';
 import { serializeAdminOrganization } from './serializer.js';
+import {
+  NoContent,
+  listDocument,
+  listQuery,
+  params,
+  query,
+  resourceDocument,
+  schema,
+} from '../../schemas/common.js';
+import { identifierListBody } from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
+import { ADMIN_ORGANIZATION_UPDATE, REGISTRY_PARTNERSHIPS } from './request-bodies.js';
 
 const INCLUDES = ['owners'] as const;
 
@@ -67,85 +79,182 @@ export function registerAdminOrganizationRoutes(app: FastifyInstance, ctx: Route
       });
     };
 
-  app.get('/admin/organizations', async (request, reply) => {
-    const query = queryOf(request);
-    const page = parsePage(query);
-    const include = parseInclude(query.include, INCLUDES);
-    const res = await clients.adminOrganizations.ListAdminOrganizations(
-      {
-        page,
-        query: query.q ?? '',
-        queryName: query['q[name]'] ?? '',
-        queryEmail: query['q[email]'] ?? '',
-        moduleProducer: booleanFilter(query, 'filter[module_producer]'),
-        providerProducer: booleanFilter(query, 'filter[provider_producer]'),
-      },
-      as(request),
-    );
-    const { links, meta } = pageDocument(ctx, request, res.page!);
-    const counts = res.statusCounts;
-    return sendDocument(reply, 200, {
-      data: res.organizations.map(serializeAdminOrganization),
-      ...(include.has('owners') ? { included: await ownersOf(request, res.organizations) } : {}),
-      links,
-      meta: {
-        'status-counts': {
-          total: counts?.total ?? 0,
-          active: counts?.active ?? 0,
-          disabled: counts?.disabled ?? 0,
+  app.get(
+    '/admin/organizations',
+    {
+      schema: schema('admin-organizations', {
+        summary: 'List organizations (site admins)',
+        querystring: listQuery(INCLUDES, {
+          q: 'Organizations whose name or owner email contains this text.',
+          'q[name]': 'Organizations whose name contains this text.',
+          'q[email]': 'Organizations with an owner whose email contains this text.',
+          'filter[module_producer]': 'true or false.',
+          'filter[provider_producer]': 'true or false.',
+        }),
+        response: { 200: listDocument('organizations') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      const include = parseInclude(query.include, INCLUDES);
+      const res = await clients.adminOrganizations.ListAdminOrganizations(
+        {
+          page,
+          query: query.q ?? '',
+          queryName: query['q[name]'] ?? '',
+          queryEmail: query['q[email]'] ?? '',
+          moduleProducer: booleanFilter(query, 'filter[module_producer]'),
+          providerProducer: booleanFilter(query, 'filter[provider_producer]'),
         },
-        ...meta,
-      },
-    });
-  });
+        as(request),
+      );
+      const { links, meta } = pageDocument(ctx, request, res.page!);
+      const counts = res.statusCounts;
+      return sendDocument(reply, 200, {
+        data: res.organizations.map(serializeAdminOrganization),
+        ...(include.has('owners') ? { included: await ownersOf(request, res.organizations) } : {}),
+        links,
+        meta: {
+          'status-counts': {
+            total: counts?.total ?? 0,
+            active: counts?.active ?? 0,
+            disabled: counts?.disabled ?? 0,
+          },
+          ...meta,
+        },
+      });
+    },
+  );
 
-  app.get('/admin/organizations/:name', async (request, reply) => {
-    const include = parseInclude(queryOf(request).include, INCLUDES);
-    const org = await clients.adminOrganizations.GetAdminOrganization(
-      { name: paramsOf<'name'>(request).name },
-      as(request),
-    );
-    return sendDocument(reply, 200, {
-      data: serializeAdminOrganization(org),
-      ...(include.has('owners') ? { included: await ownersOf(request, [org]) } : {}),
-    });
-  });
+  app.get(
+    '/admin/organizations/:name',
+    {
+      schema: schema('admin-organizations', {
+        summary: 'Show an organization (site admins)',
+        params: params('name'),
+        querystring: query({}, { include: INCLUDES }),
+        response: { 200: resourceDocument('organizations') },
+      }),
+    },
+    async (request, reply) => {
+      const include = parseInclude(queryOf(request).include, INCLUDES);
+      const org = await clients.adminOrganizations.GetAdminOrganization(
+        { name: paramsOf<'name'>(request).name },
+        as(request),
+      );
+      return sendDocument(reply, 200, {
+        data: serializeAdminOrganization(org),
+        ...(include.has('owners') ? { included: await ownersOf(request, [org]) } : {}),
+      });
+    },
+  );
 
-  app.patch('/admin/organizations/:name', { config: { changesAccess: true } }, async (request, reply) => {
-    const { name } = paramsOf<'name'>(request);
-    // An unknown organization is a 404 even with a bad body.
-    await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
-    const update = readAdminOrganizationUpdate(request.body, name);
-    const org = await clients.adminOrganizations.UpdateAdminOrganization(update, as(request));
-    return sendDocument(reply, 200, { data: serializeAdminOrganization(org) });
-  });
+  app.patch(
+    '/admin/organizations/:name',
+    {
+      config: { changesAccess: true },
+      schema: schema('admin-organizations', {
+        summary: 'Update an organization (site admins)',
+        params: params('name'),
+        body: ADMIN_ORGANIZATION_UPDATE,
+        response: { 200: resourceDocument('organizations') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { name } = paramsOf<'name'>(request);
+      // An unknown organization is a 404 even with a bad body.
+      await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
+      const update = readAdminOrganizationUpdate(validBody(request), name);
+      const org = await clients.adminOrganizations.UpdateAdminOrganization(update, as(request));
+      return sendDocument(reply, 200, { data: serializeAdminOrganization(org) });
+    },
+  );
 
-  app.delete('/admin/organizations/:name', { config: { changesAccess: true } }, async (request, reply) => {
-    await clients.adminOrganizations.DeleteAdminOrganization(
-      { name: paramsOf<'name'>(request).name },
-      as(request),
-    );
-    return sendNoContent(reply);
-  });
+  app.delete(
+    '/admin/organizations/:name',
+    {
+      config: { changesAccess: true },
+      schema: schema('admin-organizations', {
+        summary: 'Delete an organization (site admins)',
+        params: params('name'),
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.adminOrganizations.DeleteAdminOrganization(
+        { name: paramsOf<'name'>(request).name },
+        as(request),
+      );
+      return sendNoContent(reply);
+    },
+  );
 
-  app.get('/admin/organizations/:name/relationships/module-consumers', consumerList('module-consumers'));
-  app.get('/admin/organizations/:name/relationships/provider-consumers', consumerList('provider-consumers'));
+  app.get(
+    '/admin/organizations/:name/relationships/module-consumers',
+    {
+      schema: schema('admin-organizations', {
+        summary: 'Organizations that may consume its private modules',
+        params: params('name'),
+        querystring: listQuery([]),
+        response: { 200: listDocument('organizations') },
+      }),
+    },
+    consumerList('module-consumers'),
+  );
+  app.get(
+    '/admin/organizations/:name/relationships/provider-consumers',
+    {
+      schema: schema('admin-organizations', {
+        summary: 'Organizations that may consume its private providers',
+        params: params('name'),
+        querystring: listQuery([]),
+        response: { 200: listDocument('organizations') },
+      }),
+    },
+    consumerList('provider-consumers'),
+  );
 
-  app.patch('/admin/organizations/:name/relationships/module-consumers', async (request, reply) => {
-    const { name } = paramsOf<'name'>(request);
-    await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
-    const consumers = readIdentifierList(request.body, 'organizations');
-    await clients.adminOrganizations.UpdateModuleConsumers({ name, consumers }, as(request));
-    return sendNoContent(reply);
-  });
+  app.patch(
+    '/admin/organizations/:name/relationships/module-consumers',
+    {
+      schema: schema('admin-organizations', {
+        summary: 'Replace the module consumers',
+        params: params('name'),
+        body: identifierListBody('organizations'),
+        response: { 204: NoContent },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { name } = paramsOf<'name'>(request);
+      await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
+      const consumers = readIdentifierList(validBody(request), 'organizations');
+      await clients.adminOrganizations.UpdateModuleConsumers({ name, consumers }, as(request));
+      return sendNoContent(reply);
+    },
+  );
 
-  app.put('/admin/organizations/:name/registry-partnerships', async (request, reply) => {
-    const { name } = paramsOf<'name'>(request);
-    await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
-    await clients.adminOrganizations.UpdateRegistryPartnerships(
-      readRegistryPartnerships(request.body, name),
-      as(request),
-    );
-    return sendNoContent(reply);
-  });
+  app.put(
+    '/admin/organizations/:name/registry-partnerships',
+    {
+      schema: schema('admin-organizations', {
+        summary: 'Replace module and/or provider consumers by name',
+        params: params('name'),
+        body: REGISTRY_PARTNERSHIPS,
+        response: { 204: NoContent },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { name } = paramsOf<'name'>(request);
+      await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
+      await clients.adminOrganizations.UpdateRegistryPartnerships(
+        readRegistryPartnerships(validBody(request), name),
+        as(request),
+      );
+      return sendNoContent(reply);
+    },
+  );
 }

@@ -4,6 +4,9 @@ import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
 import { serializeComment } from './serializer.js';
+import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
+import { resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
 
 export function registerCommentRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { clients } = ctx;
@@ -11,7 +14,7 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: RouteContext): 
   /** The comment body, or the body's 422; a run the caller cannot see is a 404 first. */
   const readBody = async (request: FastifyRequest, runId: string): Promise<string> => {
     try {
-      const doc = new RequestDocument(request.body, 'comments');
+      const doc = new RequestDocument(validBody(request), 'comments');
       const body = doc.string('body', { required: true, maxLength: 65_536 });
       doc.done();
       return body!;
@@ -21,28 +24,64 @@ export function registerCommentRoutes(app: FastifyInstance, ctx: RouteContext): 
     }
   };
 
-  app.post('/runs/:id/comments', async (request, reply) => {
-    const { id } = paramsOf<'id'>(request);
-    const body = await readBody(request, id);
-    const { comment } = await clients.comments.CreateComment({ runId: id, body }, as(request));
-    return sendDocument(reply, 201, { data: serializeComment(comment!) });
-  });
+  app.post(
+    '/runs/:id/comments',
+    {
+      schema: schema('comments', {
+        summary: 'Comment on a run',
+        params: IdParams,
+        body: resourceBody('comments', {
+          body: stringAttribute('body', { required: true, maxLength: 65_536 }),
+        }),
+        response: { 201: resourceDocument('comments') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { id } = paramsOf<'id'>(request);
+      const body = await readBody(request, id);
+      const { comment } = await clients.comments.CreateComment({ runId: id, body }, as(request));
+      return sendDocument(reply, 201, { data: serializeComment(comment!) });
+    },
+  );
 
-  app.get('/runs/:id/comments', async (request, reply) => {
-    const query = queryOf(request);
-    const page = parsePage(query);
-    refuseInclude(query.include);
-    const { id } = paramsOf<'id'>(request);
-    const res = await clients.comments.ListRunComments({ runId: id, page }, as(request));
-    return sendDocument(reply, 200, {
-      data: res.comments.map(serializeComment),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/runs/:id/comments',
+    {
+      schema: schema('comments', {
+        summary: "List a run's comments",
+        params: IdParams,
+        querystring: listQuery([]),
+        response: { 200: listDocument('comments') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      refuseInclude(query.include);
+      const { id } = paramsOf<'id'>(request);
+      const res = await clients.comments.ListRunComments({ runId: id, page }, as(request));
+      return sendDocument(reply, 200, {
+        data: res.comments.map(serializeComment),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 
-  app.get('/comments/:id', async (request, reply) => {
-    refuseInclude(queryOf(request).include);
-    const { comment } = await clients.comments.GetComment({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendDocument(reply, 200, { data: serializeComment(comment!) });
-  });
+  app.get(
+    '/comments/:id',
+    {
+      schema: schema('comments', {
+        summary: 'Show a comment',
+        params: IdParams,
+        querystring: query({}, { include: [] }),
+        response: { 200: resourceDocument('comments') },
+      }),
+    },
+    async (request, reply) => {
+      refuseInclude(queryOf(request).include);
+      const { comment } = await clients.comments.GetComment({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendDocument(reply, 200, { data: serializeComment(comment!) });
+    },
+  );
 }

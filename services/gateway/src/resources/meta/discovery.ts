@@ -1,4 +1,6 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { schema } from '../../schemas/common.js';
 
 /** Terraform's remote service discovery document (served at the root, not under /api/v2). */
 export const DISCOVERY_PATH = '/.well-known/terraform.json';
@@ -21,7 +23,16 @@ export const DISCOVERY_DOCUMENT = Object.freeze({
  * (terraform-svchost's discovery) accept only `application/json`, not the JSON:API media type.
  */
 export function registerDiscoveryRoute(app: FastifyInstance): void {
-  app.get(DISCOVERY_PATH, { config: { isPublic: true } }, async (_request, reply) =>
-    reply.status(200).type('application/json').send(DISCOVERY_DOCUMENT),
+  app.get(
+    DISCOVERY_PATH,
+    {
+      config: { isPublic: true },
+      schema: schema('meta', {
+        summary: "Terraform's remote service discovery document (application/json)",
+        security: [],
+        response: { 200: Type.Record(Type.String(), Type.String()) },
+      }),
+    },
+    async (_request, reply) => reply.status(200).type('application/json').send(DISCOVERY_DOCUMENT),
   );
 }

@@ -12,53 +12,127 @@ import {
   pageDocument,
 } from '../../route-context.js';
 import { serializeOrganization } from './serializer.js';
+import {
+  NoContent,
+  listDocument,
+  listQuery,
+  params,
+  query,
+  resourceDocument,
+  schema,
+} from '../../schemas/common.js';
+import { resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
 
 export function registerOrganizationRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { clients } = ctx;
 
-  app.post('/organizations', { config: { changesAccess: true } }, async (request, reply) => {
-    const doc = new RequestDocument(request.body, 'organizations');
-    const name = doc.string('name', { required: true, maxLength: 200 });
-    const email = doc.string('email', { required: true, maxLength: 254 });
-    doc.done();
-    const org = await clients.organizations.CreateOrganization({ name, email }, as(request));
-    return sendDocument(reply, 201, { data: serializeOrganization(org) });
-  });
+  app.post(
+    '/organizations',
+    {
+      config: { changesAccess: true },
+      schema: schema('organizations', {
+        summary: 'Create an organization',
+        body: resourceBody('organizations', {
+          name: stringAttribute('name', { required: true, maxLength: 200 }),
+          email: stringAttribute('email', { required: true, maxLength: 254 }),
+        }),
+        response: { 201: resourceDocument('organizations') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const doc = new RequestDocument(validBody(request), 'organizations');
+      const name = doc.string('name', { required: true, maxLength: 200 });
+      const email = doc.string('email', { required: true, maxLength: 254 });
+      doc.done();
+      const org = await clients.organizations.CreateOrganization({ name, email }, as(request));
+      return sendDocument(reply, 201, { data: serializeOrganization(org) });
+    },
+  );
 
-  app.get('/organizations', async (request, reply) => {
-    const query = queryOf(request);
-    const page = parsePage(query);
-    refuseInclude(query.include);
-    const res = await clients.organizations.ListOrganizations({ page }, as(request));
-    return sendDocument(reply, 200, {
-      data: res.organizations.map(serializeOrganization),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/organizations',
+    {
+      schema: schema('organizations', {
+        summary: 'List the organizations the caller belongs to',
+        querystring: listQuery([]),
+        response: { 200: listDocument('organizations') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      refuseInclude(query.include);
+      const res = await clients.organizations.ListOrganizations({ page }, as(request));
+      return sendDocument(reply, 200, {
+        data: res.organizations.map(serializeOrganization),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 
-  app.get('/organizations/:name', async (request, reply) => {
-    refuseInclude(queryOf(request).include);
-    const org = await clients.organizations.GetOrganization(
-      { name: paramsOf<'name'>(request).name },
-      as(request),
-    );
-    return sendDocument(reply, 200, { data: serializeOrganization(org) });
-  });
+  app.get(
+    '/organizations/:name',
+    {
+      schema: schema('organizations', {
+        summary: 'Show an organization',
+        params: params('name'),
+        querystring: query({}, { include: [] }),
+        response: { 200: resourceDocument('organizations') },
+      }),
+    },
+    async (request, reply) => {
+      refuseInclude(queryOf(request).include);
+      const org = await clients.organizations.GetOrganization(
+        { name: paramsOf<'name'>(request).name },
+        as(request),
+      );
+      return sendDocument(reply, 200, { data: serializeOrganization(org) });
+    },
+  );
 
-  app.patch('/organizations/:name', { config: { changesAccess: true } }, async (request, reply) => {
-    const { name } = paramsOf<'name'>(request);
-    // Look the organization up first: an unknown one is a 404 even with a bad body.
-    await clients.organizations.GetOrganization({ name }, as(request));
-    const doc = new RequestDocument(request.body, 'organizations');
-    const newName = doc.string('name', { maxLength: 200 });
-    const email = doc.string('email', { maxLength: 254 });
-    doc.done();
-    const org = await clients.organizations.UpdateOrganization({ name, newName, email }, as(request));
-    return sendDocument(reply, 200, { data: serializeOrganization(org) });
-  });
+  app.patch(
+    '/organizations/:name',
+    {
+      config: { changesAccess: true },
+      schema: schema('organizations', {
+        summary: 'Update an organization',
+        params: params('name'),
+        body: resourceBody('organizations', {
+          name: stringAttribute('name', { maxLength: 200 }),
+          email: stringAttribute('email', { maxLength: 254 }),
+        }),
+        response: { 200: resourceDocument('organizations') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { name } = paramsOf<'name'>(request);
+      // Look the organization up first: an unknown one is a 404 even with a bad body.
+      await clients.organizations.GetOrganization({ name }, as(request));
+      const doc = new RequestDocument(validBody(request), 'organizations');
+      const newName = doc.string('name', { maxLength: 200 });
+      const email = doc.string('email', { maxLength: 254 });
+      doc.done();
+      const org = await clients.organizations.UpdateOrganization({ name, newName, email }, as(request));
+      return sendDocument(reply, 200, { data: serializeOrganization(org) });
+    },
+  );
 
-  app.delete('/organizations/:name', { config: { changesAccess: true } }, async (request, reply) => {
-    await clients.organizations.DeleteOrganization({ name: paramsOf<'name'>(request).name }, as(request));
-    return sendNoContent(reply);
-  });
+  app.delete(
+    '/organizations/:name',
+    {
+      config: { changesAccess: true },
+      schema: schema('organizations', {
+        summary: 'Delete an organization',
+        params: params('name'),
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.organizations.DeleteOrganization({ name: paramsOf<'name'>(request).name }, as(request));
+      return sendNoContent(reply);
+    },
+  );
 }

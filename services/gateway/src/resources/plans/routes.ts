@@ -5,6 +5,9 @@ import { STREAM_DEADLINE_MS, sendServerStream, streamBody } from '../../grpc-str
 import { refuseInclude } from '../../jsonapi/include.js';
 import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
 import { serializePlan } from './serializer.js';
+import { Type } from '@sinclair/typebox';
+import { IdParams, resourceDocument, schema } from '../../schemas/common.js';
+import { query } from '../../schemas/common.js';
 
 /**
  * Plans (DESIGN §8): show, and the `terraform show -json` document in and out. The PUT body is
@@ -15,22 +18,43 @@ import { serializePlan } from './serializer.js';
 export function registerPlanRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { clients } = ctx;
 
-  app.get('/plans/:id', async (request, reply) => {
-    refuseInclude(queryOf(request).include);
-    const plan = await clients.plans.GetPlan({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendDocument(reply, 200, { data: serializePlan(plan) });
-  });
+  app.get(
+    '/plans/:id',
+    {
+      schema: schema('plans', {
+        summary: 'Show a plan',
+        params: IdParams,
+        querystring: query({}, { include: [] }),
+        response: { 200: resourceDocument('plans') },
+      }),
+    },
+    async (request, reply) => {
+      refuseInclude(queryOf(request).include);
+      const plan = await clients.plans.GetPlan({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendDocument(reply, 200, { data: serializePlan(plan) });
+    },
+  );
 
-  app.get('/plans/:id/json-output', async (request, reply) => {
-    const call = clients.plans.raw.DownloadPlanJson(
-      { id: paramsOf<'id'>(request).id },
-      clients.plans.metadata(as(request)),
-      {
-        deadline: Date.now() + STREAM_DEADLINE_MS,
-      },
-    );
-    return sendServerStream(reply, 'application/json', call);
-  });
+  app.get(
+    '/plans/:id/json-output',
+    {
+      schema: schema('plans', {
+        summary: 'The JSON plan of a plan',
+        params: IdParams,
+        response: { 200: Type.Unknown({ description: 'The plan as `terraform show -json` writes it.' }) },
+      }),
+    },
+    async (request, reply) => {
+      const call = clients.plans.raw.DownloadPlanJson(
+        { id: paramsOf<'id'>(request).id },
+        clients.plans.metadata(as(request)),
+        {
+          deadline: Date.now() + STREAM_DEADLINE_MS,
+        },
+      );
+      return sendServerStream(reply, 'application/json', call);
+    },
+  );
 
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -39,33 +63,43 @@ export function registerPlanRoutes(app: FastifyInstance, ctx: RouteContext): voi
       request.headers['content-type'] = 'application/octet-stream';
     });
 
-    scope.put('/plans/:id/json-output', async (request, reply) => {
-      const body = (request.body as Readable | undefined) ?? request.raw;
-      const metadata = clients.plans.metadata(as(request));
-      try {
-        const { result, bodyFullyRead } = await streamBody<
-          runsV1.UploadPlanJsonChunk,
-          runsV1.UploadPlanJsonResponse__Output
-        >(
-          (callback) =>
-            clients.plans.raw.UploadPlanJson(
-              metadata,
-              { deadline: Date.now() + STREAM_DEADLINE_MS },
-              callback,
-            ),
-          { planId: paramsOf<'id'>(request).id },
-          (data) => ({ data }),
-          body,
-        );
-        closeIfUnread(reply, bodyFullyRead);
-        return sendDocument(reply, 200, { data: serializePlan(result.plan!) });
-      } catch (err) {
-        // The client went away mid-upload (runs has discarded the attempt): nobody is left to answer.
-        if (request.raw.destroyed && !request.raw.complete) return reply.hijack();
-        closeIfUnread(reply, (err as { bodyFullyRead?: boolean }).bodyFullyRead ?? true);
-        throw err;
-      }
-    });
+    scope.put(
+      '/plans/:id/json-output',
+      {
+        schema: schema('plans', {
+          summary: 'Upload the JSON plan (raw body)',
+          params: IdParams,
+          response: { 200: resourceDocument('plans') },
+        }),
+      },
+      async (request, reply) => {
+        const body = (request.body as Readable | undefined) ?? request.raw;
+        const metadata = clients.plans.metadata(as(request));
+        try {
+          const { result, bodyFullyRead } = await streamBody<
+            runsV1.UploadPlanJsonChunk,
+            runsV1.UploadPlanJsonResponse__Output
+          >(
+            (callback) =>
+              clients.plans.raw.UploadPlanJson(
+                metadata,
+                { deadline: Date.now() + STREAM_DEADLINE_MS },
+                callback,
+              ),
+            { planId: paramsOf<'id'>(request).id },
+            (data) => ({ data }),
+            body,
+          );
+          closeIfUnread(reply, bodyFullyRead);
+          return sendDocument(reply, 200, { data: serializePlan(result.plan!) });
+        } catch (err) {
+          // The client went away mid-upload (runs has discarded the attempt): nobody is left to answer.
+          if (request.raw.destroyed && !request.raw.complete) return reply.hijack();
+          closeIfUnread(reply, (err as { bodyFullyRead?: boolean }).bodyFullyRead ?? true);
+          throw err;
+        }
+      },
+    );
   });
 }
 

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type RouteContext, as, paramsOf, sendNoContent } from '../../route-context.js';
+import { Type } from '@sinclair/typebox';
+import { IdParams, NoContent, schema } from '../../schemas/common.js';
 
 /** Policy source is stored as sent; the service enforces the same limit. */
 export const POLICY_CODE_LIMIT_BYTES = 1024 * 1024;
@@ -18,19 +20,40 @@ export function registerPolicyCodeRoutes(app: FastifyInstance, { clients }: Rout
       (_req, body, done) => done(null, body),
     );
 
-    scope.put('/policies/:id/upload', { bodyLimit: POLICY_CODE_LIMIT_BYTES }, async (request, reply) => {
-      const body = request.body;
-      const code = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-      await clients.policies.UploadPolicyCode({ id: paramsOf<'id'>(request).id, code }, as(request));
-      return sendNoContent(reply);
-    });
+    scope.put(
+      '/policies/:id/upload',
+      {
+        bodyLimit: POLICY_CODE_LIMIT_BYTES,
+        schema: schema('policies', {
+          summary: 'Upload the source of a policy (raw bytes, any content type, at most 1 MiB)',
+          params: IdParams,
+          response: { 204: NoContent },
+        }),
+      },
+      async (request, reply) => {
+        const body = request.body;
+        const code = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+        await clients.policies.UploadPolicyCode({ id: paramsOf<'id'>(request).id, code }, as(request));
+        return sendNoContent(reply);
+      },
+    );
   });
 
-  app.get('/policies/:id/download', async (request, reply) => {
-    const { code } = await clients.policies.DownloadPolicyCode(
-      { id: paramsOf<'id'>(request).id },
-      as(request),
-    );
-    return reply.status(200).type('text/plain; charset=utf-8').send(Buffer.from(code));
-  });
+  app.get(
+    '/policies/:id/download',
+    {
+      schema: schema('policies', {
+        summary: 'Download the source of a policy (text/plain)',
+        params: IdParams,
+        response: { 200: Type.String({ description: 'The policy source.' }) },
+      }),
+    },
+    async (request, reply) => {
+      const { code } = await clients.policies.DownloadPolicyCode(
+        { id: paramsOf<'id'>(request).id },
+        as(request),
+      );
+      return reply.status(200).type('text/plain; charset=utf-8').send(Buffer.from(code));
+    },
+  );
 }

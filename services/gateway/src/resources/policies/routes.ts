@@ -20,6 +20,18 @@ import { readAfterVisibilityCheck } from './read-after-visibility-check.js';
 import { registerPolicyCodeRoutes } from './code-routes.js';
 import { serializePolicySet } from '../policy-sets/serializer.js';
 import { serializePolicy } from './serializer.js';
+import {
+  IdParams,
+  NoContent,
+  OrgParams,
+  listDocument,
+  listQuery,
+  query,
+  resourceDocument,
+  schema,
+} from '../../schemas/common.js';
+import { describedAttribute, resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
 
 const POLICY_INCLUDES = ['policy_sets'] as const;
 
@@ -39,82 +51,169 @@ export function registerPolicyRoutes(app: FastifyInstance, ctx: RouteContext): v
     return included;
   };
 
-  app.post('/organizations/:org/policies', async (request, reply) => {
-    const { org } = paramsOf<'org'>(request);
-    const attrs = await readAfterVisibilityCheck(
-      () => readPolicyAttributes(new RequestDocument(request.body, 'policies'), { create: true }),
-      () => clients.policies.ListPolicies({ organization: org, page: { number: 1, size: 1 } }, as(request)),
-    );
-    const policy = await clients.policies.CreatePolicy(
-      {
-        organization: org,
-        name: attrs.name ?? '',
-        description: attrs.description ?? '',
-        kind: attrs.kind ?? '',
-        query: attrs.query ?? '',
-        enforcementLevel: attrs.enforcementLevel ?? '',
-        enforcePath: attrs.enforcePath ?? '',
-        enforceMode: attrs.enforceMode ?? '',
-      },
-      as(request),
-    );
-    return sendDocument(reply, 201, { data: serializePolicy(policy) });
-  });
+  app.post(
+    '/organizations/:org/policies',
+    {
+      schema: schema('policies', {
+        summary: 'Create a policy',
+        params: OrgParams,
+        body: resourceBody('policies', {
+          name: stringAttribute('name', { required: true, present: true, maxLength: 200 }),
+          description: stringAttribute('description', { maxLength: 10_000 }),
+          kind: stringAttribute('kind', {
+            present: true,
+            maxLength: 50,
+            description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
+          }),
+          query: stringAttribute('query', { maxLength: 10_000 }),
+          'enforcement-level': stringAttribute('enforcement-level', { maxLength: 50 }),
+          enforce: describedAttribute(
+            'Deprecated: [{"path", "mode"}]; the first element carries the enforcement level.',
+            { type: ['array', 'null'] },
+          ),
+        }),
+        response: { 201: resourceDocument('policies') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { org } = paramsOf<'org'>(request);
+      const attrs = await readAfterVisibilityCheck(
+        () => readPolicyAttributes(new RequestDocument(validBody(request), 'policies'), { create: true }),
+        () => clients.policies.ListPolicies({ organization: org, page: { number: 1, size: 1 } }, as(request)),
+      );
+      const policy = await clients.policies.CreatePolicy(
+        {
+          organization: org,
+          name: attrs.name ?? '',
+          description: attrs.description ?? '',
+          kind: attrs.kind ?? '',
+          query: attrs.query ?? '',
+          enforcementLevel: attrs.enforcementLevel ?? '',
+          enforcePath: attrs.enforcePath ?? '',
+          enforceMode: attrs.enforceMode ?? '',
+        },
+        as(request),
+      );
+      return sendDocument(reply, 201, { data: serializePolicy(policy) });
+    },
+  );
 
-  app.get('/organizations/:org/policies', async (request, reply) => {
-    const query = queryOf(request);
-    const page = parsePage(query);
-    parseInclude(query.include, POLICY_INCLUDES);
-    const { org } = paramsOf<'org'>(request);
-    const res = await clients.policies.ListPolicies(
-      {
-        organization: org,
-        page,
-        searchName: query['search[name]'] ?? '',
-        kind: query['filter[kind]'] ? canonicalKind(query['filter[kind]']) : '',
-      },
-      as(request),
-    );
-    const included = await includedFor(res.policies, request);
-    return sendDocument(reply, 200, {
-      data: res.policies.map(serializePolicy),
-      ...(included ? { included: included.toArray() } : {}),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/organizations/:org/policies',
+    {
+      schema: schema('policies', {
+        summary: "List an organization's policies",
+        params: OrgParams,
+        querystring: listQuery(POLICY_INCLUDES, {
+          'search[name]': 'Policies whose name contains this text.',
+          'filter[kind]': 'Only policies of this kind.',
+        }),
+        response: { 200: listDocument('policies') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      parseInclude(query.include, POLICY_INCLUDES);
+      const { org } = paramsOf<'org'>(request);
+      const res = await clients.policies.ListPolicies(
+        {
+          organization: org,
+          page,
+          searchName: query['search[name]'] ?? '',
+          kind: query['filter[kind]'] ? canonicalKind(query['filter[kind]']) : '',
+        },
+        as(request),
+      );
+      const included = await includedFor(res.policies, request);
+      return sendDocument(reply, 200, {
+        data: res.policies.map(serializePolicy),
+        ...(included ? { included: included.toArray() } : {}),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 
-  app.get('/policies/:id', async (request, reply) => {
-    parseInclude(queryOf(request).include, POLICY_INCLUDES);
-    const policy = await clients.policies.GetPolicy({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendDocument(reply, 200, single(serializePolicy(policy), await includedFor([policy], request)));
-  });
+  app.get(
+    '/policies/:id',
+    {
+      schema: schema('policies', {
+        summary: 'Show a policy',
+        params: IdParams,
+        querystring: query({}, { include: POLICY_INCLUDES }),
+        response: { 200: resourceDocument('policies') },
+      }),
+    },
+    async (request, reply) => {
+      parseInclude(queryOf(request).include, POLICY_INCLUDES);
+      const policy = await clients.policies.GetPolicy({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendDocument(reply, 200, single(serializePolicy(policy), await includedFor([policy], request)));
+    },
+  );
 
-  app.patch('/policies/:id', async (request, reply) => {
-    const { id } = paramsOf<'id'>(request);
-    const attrs = await readAfterVisibilityCheck(
-      () => readPolicyAttributes(new RequestDocument(request.body, 'policies'), { create: false }),
-      () => clients.policies.GetPolicy({ id }, as(request)),
-    );
-    const policy = await clients.policies.UpdatePolicy(
-      {
-        id,
-        name: attrs.name,
-        description: attrs.description === null ? '' : attrs.description,
-        kind: attrs.kind,
-        query: attrs.query === null ? '' : attrs.query,
-        enforcementLevel: attrs.enforcementLevel,
-        enforcePath: attrs.enforcePath,
-        enforceMode: attrs.enforceMode,
-      },
-      as(request),
-    );
-    return sendDocument(reply, 200, { data: serializePolicy(policy) });
-  });
+  app.patch(
+    '/policies/:id',
+    {
+      schema: schema('policies', {
+        summary: 'Update a policy',
+        params: IdParams,
+        body: resourceBody('policies', {
+          name: stringAttribute('name', { present: true, maxLength: 200 }),
+          description: stringAttribute('description', { maxLength: 10_000 }),
+          kind: stringAttribute('kind', {
+            present: true,
+            maxLength: 50,
+            description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
+          }),
+          query: stringAttribute('query', { maxLength: 10_000 }),
+          'enforcement-level': stringAttribute('enforcement-level', { maxLength: 50 }),
+          enforce: describedAttribute(
+            'Deprecated: [{"path", "mode"}]; the first element carries the enforcement level.',
+            { type: ['array', 'null'] },
+          ),
+        }),
+        response: { 200: resourceDocument('policies') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { id } = paramsOf<'id'>(request);
+      const attrs = await readAfterVisibilityCheck(
+        () => readPolicyAttributes(new RequestDocument(validBody(request), 'policies'), { create: false }),
+        () => clients.policies.GetPolicy({ id }, as(request)),
+      );
+      const policy = await clients.policies.UpdatePolicy(
+        {
+          id,
+          name: attrs.name,
+          description: attrs.description === null ? '' : attrs.description,
+          kind: attrs.kind,
+          query: attrs.query === null ? '' : attrs.query,
+          enforcementLevel: attrs.enforcementLevel,
+          enforcePath: attrs.enforcePath,
+          enforceMode: attrs.enforceMode,
+        },
+        as(request),
+      );
+      return sendDocument(reply, 200, { data: serializePolicy(policy) });
+    },
+  );
 
-  app.delete('/policies/:id', async (request, reply) => {
-    await clients.policies.DeletePolicy({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendNoContent(reply);
-  });
+  app.delete(
+    '/policies/:id',
+    {
+      schema: schema('policies', {
+        summary: 'Delete a policy',
+        params: IdParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.policies.DeletePolicy({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
 
   registerPolicyCodeRoutes(app, ctx);
 }

@@ -17,6 +17,27 @@ import { includeRuns, includeRunWorkspaces } from '../runs/included.js';
 import { translateReport } from '../../plugins/vocabulary.js';
 import { readOverrideComment } from './override-body.js';
 import { serializePolicyCheck } from './serializer.js';
+import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
+import { describedAttribute } from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
+import { Type } from '@sinclair/typebox';
+
+/**
+ * The optional justification: no body, `{"comment": "…"}` or `{"data": {"attributes": {"comment":
+ * "…"}}}`. Its rules (unknown members, two different comments) are the reader's.
+ */
+const OVERRIDE_BODY = describedAttribute('An optional justification of the override.', {
+  type: ['object', 'null'],
+  properties: {
+    comment: { type: ['string', 'null'] },
+    data: {
+      type: ['object', 'null'],
+      properties: {
+        attributes: { type: ['object', 'null'], properties: { comment: { type: ['string', 'null'] } } },
+      },
+    },
+  },
+});
 
 const CHECK_INCLUDES = ['run', 'run.workspace'] as const;
 
@@ -39,52 +60,96 @@ export function registerPolicyCheckRoutes(app: FastifyInstance, ctx: RouteContex
   };
 
   /** Unpaginated (every check) unless a page parameter is given (SPEC "Policy checks"). */
-  app.get('/runs/:id/policy-checks', async (request, reply) => {
-    const query = queryOf(request);
-    parseInclude(query.include, CHECK_INCLUDES);
-    const paginate = hasPageParams(query);
-    const page = paginate ? parsePage(query) : null;
-    const { id } = paramsOf<'id'>(request);
-    const res = await clients.policyChecks.ListRunPolicyChecks({ runId: id, page }, as(request));
-    const included = await includedFor(request, res.policyChecks);
-    return sendDocument(reply, 200, {
-      data: res.policyChecks.map(serializePolicyCheck),
-      ...(included ? { included: included.toArray() } : {}),
-      ...(paginate && res.page ? pageDocument(ctx, request, res.page) : {}),
-    });
-  });
+  app.get(
+    '/runs/:id/policy-checks',
+    {
+      schema: schema('policy-checks', {
+        summary: "List a run's policy checks (unpaginated unless a page parameter is sent)",
+        params: IdParams,
+        querystring: listQuery(CHECK_INCLUDES),
+        response: { 200: listDocument('policy-checks', { paged: false }) },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      parseInclude(query.include, CHECK_INCLUDES);
+      const paginate = hasPageParams(query);
+      const page = paginate ? parsePage(query) : null;
+      const { id } = paramsOf<'id'>(request);
+      const res = await clients.policyChecks.ListRunPolicyChecks({ runId: id, page }, as(request));
+      const included = await includedFor(request, res.policyChecks);
+      return sendDocument(reply, 200, {
+        data: res.policyChecks.map(serializePolicyCheck),
+        ...(included ? { included: included.toArray() } : {}),
+        ...(paginate && res.page ? pageDocument(ctx, request, res.page) : {}),
+      });
+    },
+  );
 
-  app.get('/policy-checks/:id', async (request, reply) => {
-    parseInclude(queryOf(request).include, CHECK_INCLUDES);
-    const { policyCheck } = await clients.policyChecks.GetPolicyCheck(
-      { id: paramsOf<'id'>(request).id },
-      as(request),
-    );
-    const included = await includedFor(request, [policyCheck!]);
-    return sendDocument(reply, 200, {
-      data: serializePolicyCheck(policyCheck!),
-      ...(included ? { included: included.toArray() } : {}),
-    });
-  });
+  app.get(
+    '/policy-checks/:id',
+    {
+      schema: schema('policy-checks', {
+        summary: 'Show a policy check',
+        params: IdParams,
+        querystring: query({}, { include: CHECK_INCLUDES }),
+        response: { 200: resourceDocument('policy-checks') },
+      }),
+    },
+    async (request, reply) => {
+      parseInclude(queryOf(request).include, CHECK_INCLUDES);
+      const { policyCheck } = await clients.policyChecks.GetPolicyCheck(
+        { id: paramsOf<'id'>(request).id },
+        as(request),
+      );
+      const included = await includedFor(request, [policyCheck!]);
+      return sendDocument(reply, 200, {
+        data: serializePolicyCheck(policyCheck!),
+        ...(included ? { included: included.toArray() } : {}),
+      });
+    },
+  );
 
-  app.post('/policy-checks/:id/actions/override', async (request, reply) => {
-    const { id } = paramsOf<'id'>(request);
-    // A check the caller cannot see is a 404 even with a bad body; a bad body changes nothing.
-    const comment = await readAfterVisibilityCheck(
-      () => readOverrideComment(request.body),
-      () => clients.policyChecks.GetPolicyCheck({ id }, as(request)),
-    );
-    const { policyCheck } = await clients.policyChecks.OverridePolicyCheck({ id, comment }, as(request));
-    return sendDocument(reply, 200, { data: serializePolicyCheck(policyCheck!) });
-  });
+  app.post(
+    '/policy-checks/:id/actions/override',
+    {
+      schema: schema('policy-checks', {
+        summary: 'Override a soft-failed policy check',
+        params: IdParams,
+        body: OVERRIDE_BODY,
+        response: { 200: resourceDocument('policy-checks') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { id } = paramsOf<'id'>(request);
+      // A check the caller cannot see is a 404 even with a bad body; a bad body changes nothing.
+      const comment = await readAfterVisibilityCheck(
+        () => readOverrideComment(validBody(request)),
+        () => clients.policyChecks.GetPolicyCheck({ id }, as(request)),
+      );
+      const { policyCheck } = await clients.policyChecks.OverridePolicyCheck({ id, comment }, as(request));
+      return sendDocument(reply, 200, { data: serializePolicyCheck(policyCheck!) });
+    },
+  );
 
   /** The evaluator's text report; 204 until there is one (upstream redirects to a log URL). */
-  app.get('/policy-checks/:id/output', async (request, reply) => {
-    const res = await clients.policyChecks.GetPolicyCheckOutput(
-      { id: paramsOf<'id'>(request).id },
-      as(request),
-    );
-    if (!res.hasOutput) return sendNoContent(reply);
-    return reply.status(200).type('text/plain; charset=utf-8').send(translateReport(res.output, ctx.wire));
-  });
+  app.get(
+    '/policy-checks/:id/output',
+    {
+      schema: schema('policy-checks', {
+        summary: 'The text report of a policy check',
+        params: IdParams,
+        response: { 200: Type.String({ description: 'The report (text/plain).' }) },
+      }),
+    },
+    async (request, reply) => {
+      const res = await clients.policyChecks.GetPolicyCheckOutput(
+        { id: paramsOf<'id'>(request).id },
+        as(request),
+      );
+      if (!res.hasOutput) return sendNoContent(reply);
+      return reply.status(200).type('text/plain; charset=utf-8').send(translateReport(res.output, ctx.wire));
+    },
+  );
 }

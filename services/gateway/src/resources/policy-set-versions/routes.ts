@@ -6,6 +6,7 @@ import { parsePage } from '../../jsonapi/pagination.js';
 import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
 import { serializePolicySet } from '../policy-sets/serializer.js';
 import { serializePolicySetVersion } from './serializer.js';
+import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
 
 /** `include` values of version show and list. */
 const VERSION_INCLUDES = ['policy_set'] as const;
@@ -31,39 +32,74 @@ export function registerPolicySetVersionRoutes(app: FastifyInstance, ctx: RouteC
     return included;
   };
 
-  app.post('/policy-sets/:id/versions', async (request, reply) => {
-    const version = await clients.policySetVersions.CreatePolicySetVersion(
-      { policySetId: paramsOf<'id'>(request).id },
-      as(request),
-    );
-    return sendDocument(reply, 201, { data: serializePolicySetVersion(version, ctx.baseUrl(request)) });
-  });
+  app.post(
+    '/policy-sets/:id/versions',
+    {
+      schema: schema('policy-set-versions', {
+        summary: 'Create a policy set version (no body); its upload URL is in links.upload',
+        params: IdParams,
+        response: { 201: resourceDocument('policy-set-versions') },
+      }),
+    },
+    async (request, reply) => {
+      const version = await clients.policySetVersions.CreatePolicySetVersion(
+        { policySetId: paramsOf<'id'>(request).id },
+        as(request),
+      );
+      return sendDocument(reply, 201, { data: serializePolicySetVersion(version, ctx.baseUrl(request)) });
+    },
+  );
 
-  app.get('/policy-set-versions/:id', async (request, reply) => {
-    const include = parseInclude(queryOf(request).include, VERSION_INCLUDES);
-    const version = await clients.policySetVersions.GetPolicySetVersion(
-      { id: paramsOf<'id'>(request).id },
-      as(request),
-    );
-    const included = await includedSet(request, [version], include);
-    return sendDocument(reply, 200, {
-      data: serializePolicySetVersion(version, ctx.baseUrl(request)),
-      ...(included ? { included: included.toArray() } : {}),
-    });
-  });
+  app.get(
+    '/policy-set-versions/:id',
+    {
+      schema: schema('policy-set-versions', {
+        summary: 'Show a policy set version',
+        params: IdParams,
+        querystring: query({}, { include: VERSION_INCLUDES }),
+        response: { 200: resourceDocument('policy-set-versions') },
+      }),
+    },
+    async (request, reply) => {
+      const include = parseInclude(queryOf(request).include, VERSION_INCLUDES);
+      const version = await clients.policySetVersions.GetPolicySetVersion(
+        { id: paramsOf<'id'>(request).id },
+        as(request),
+      );
+      const included = await includedSet(request, [version], include);
+      return sendDocument(reply, 200, {
+        data: serializePolicySetVersion(version, ctx.baseUrl(request)),
+        ...(included ? { included: included.toArray() } : {}),
+      });
+    },
+  );
 
-  app.get('/policy-sets/:id/versions', async (request, reply) => {
-    const query = queryOf(request);
-    const page = parsePage(query);
-    const include = parseInclude(query.include, VERSION_INCLUDES);
-    const { id } = paramsOf<'id'>(request);
-    const res = await clients.policySetVersions.ListPolicySetVersions({ policySetId: id, page }, as(request));
-    const baseUrl = ctx.baseUrl(request);
-    const included = await includedSet(request, res.versions, include);
-    return sendDocument(reply, 200, {
-      data: res.versions.map((v) => serializePolicySetVersion(v, baseUrl)),
-      ...(included ? { included: included.toArray() } : {}),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/policy-sets/:id/versions',
+    {
+      schema: schema('policy-set-versions', {
+        summary: "List a policy set's versions",
+        params: IdParams,
+        querystring: listQuery(VERSION_INCLUDES),
+        response: { 200: listDocument('policy-set-versions') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      const include = parseInclude(query.include, VERSION_INCLUDES);
+      const { id } = paramsOf<'id'>(request);
+      const res = await clients.policySetVersions.ListPolicySetVersions(
+        { policySetId: id, page },
+        as(request),
+      );
+      const baseUrl = ctx.baseUrl(request);
+      const included = await includedSet(request, res.versions, include);
+      return sendDocument(reply, 200, {
+        data: res.versions.map((v) => serializePolicySetVersion(v, baseUrl)),
+        ...(included ? { included: included.toArray() } : {}),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 }

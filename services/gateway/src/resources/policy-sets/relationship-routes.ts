@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { readIdentifierList } from '../../jsonapi/body.js';
 import { type RouteContext, as, paramsOf, sendNoContent } from '../../route-context.js';
+import { IdParams, NoContent, schema } from '../../schemas/common.js';
+import { identifierListBody } from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
 import { readAfterVisibilityCheck } from '../policies/read-after-visibility-check.js';
 
 type ChangeRpc =
@@ -39,10 +42,17 @@ export function registerPolicySetRelationshipRoutes(app: FastifyInstance, { clie
       app.route({
         method,
         url: `/policy-sets/:id/relationships/${path}`,
+        schema: schema('policy-sets', {
+          summary: `${method === 'POST' ? 'Add' : 'Remove'} ${path} ${method === 'POST' ? 'to' : 'from'} a policy set`,
+          params: IdParams,
+          body: identifierListBody(type),
+          response: { 204: NoContent },
+        }),
+        attachValidation: true,
         handler: async (request, reply) => {
           const { id } = paramsOf<'id'>(request);
           const ids = await readAfterVisibilityCheck(
-            () => readIdentifierList(request.body, type),
+            () => readIdentifierList(validBody(request), type),
             () => clients.policySets.GetPolicySet({ id }, as(request)),
           );
           await clients.policySets[rpc]({ policySetId: id, ids }, as(request));

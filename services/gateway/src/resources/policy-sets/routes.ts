@@ -1,7 +1,8 @@
+import { Type } from '@sinclair/typebox';
+import { single } from '../../jsonapi/document.js';
 import { AppError } from '@policyhub/errors';
 import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
-import { single } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
@@ -26,6 +27,32 @@ import {
 import { includedFor, POLICY_SET_INCLUDES } from './included.js';
 import { registerPolicySetRelationshipRoutes } from './relationship-routes.js';
 import { serializePolicySet } from './serializer.js';
+import {
+  IdParams,
+  NoContent,
+  OrgParams,
+  listDocument,
+  listQuery,
+  query,
+  resourceDocument,
+  schema,
+} from '../../schemas/common.js';
+import {
+  booleanAttribute,
+  objectAttribute,
+  resourceBody,
+  stringAttribute,
+  toManyRelationship,
+} from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
+
+const VCS_REPO = {
+  identifier: Type.String({ description: 'owner/repository' }),
+  branch: Type.String(),
+  'oauth-token-id': Type.String(),
+  'github-app-installation-id': Type.String(),
+  'ingress-submodules': Type.Boolean(),
+};
 
 /** `filter[versioned]`: absent = all sets; otherwise exactly `true` or `false`. */
 function readVersionedFilter(query: Query): boolean | undefined {
@@ -44,71 +71,181 @@ function readVersionedFilter(query: Query): boolean | undefined {
 export function registerPolicySetRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { clients } = ctx;
 
-  app.post('/organizations/:org/policy-sets', async (request, reply) => {
-    const { org } = paramsOf<'org'>(request);
-    const body = await readAfterVisibilityCheck(
-      () => readPolicySetBody(new RequestDocument(request.body, 'policy-sets'), { create: true }),
-      () =>
-        clients.policySets.ListPolicySets({ organization: org, page: { number: 1, size: 1 } }, as(request)),
-    );
-    const lenient = ctx.wire.agentLeniency ? ignoreInapplicableAgentAttributes(body) : body;
-    const set = await clients.policySets.CreatePolicySet(createRequest(org, lenient), as(request));
-    return sendDocument(reply, 201, { data: serializePolicySet(set) });
-  });
+  app.post(
+    '/organizations/:org/policy-sets',
+    {
+      schema: schema('policy-sets', {
+        summary: 'Create a policy set',
+        params: OrgParams,
+        body: resourceBody(
+          'policy-sets',
+          {
+            name: stringAttribute('name', { required: true, present: true, maxLength: 200 }),
+            description: stringAttribute('description', { maxLength: 10_000 }),
+            global: booleanAttribute('global'),
+            kind: stringAttribute('kind', {
+              present: true,
+              maxLength: 50,
+              description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
+            }),
+            overridable: booleanAttribute('overridable'),
+            'agent-enabled': booleanAttribute('agent-enabled'),
+            'policy-tool-version': stringAttribute('policy-tool-version', { maxLength: 200 }),
+            'policies-path': stringAttribute('policies-path', { maxLength: 2_000 }),
+            'vcs-repo': objectAttribute('vcs-repo', 'The VCS repository; null clears it.', VCS_REPO),
+          },
+          {
+            relationships: {
+              policies: toManyRelationship('policies', 'policies'),
+              workspaces: toManyRelationship('workspaces', 'workspaces'),
+              projects: toManyRelationship('projects', 'projects'),
+              'workspace-exclusions': toManyRelationship('workspace-exclusions', 'workspaces'),
+            },
+          },
+        ),
+        response: { 201: resourceDocument('policy-sets') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { org } = paramsOf<'org'>(request);
+      const body = await readAfterVisibilityCheck(
+        () => readPolicySetBody(new RequestDocument(validBody(request), 'policy-sets'), { create: true }),
+        () =>
+          clients.policySets.ListPolicySets({ organization: org, page: { number: 1, size: 1 } }, as(request)),
+      );
+      const lenient = ctx.wire.agentLeniency ? ignoreInapplicableAgentAttributes(body) : body;
+      const set = await clients.policySets.CreatePolicySet(createRequest(org, lenient), as(request));
+      return sendDocument(reply, 201, { data: serializePolicySet(set) });
+    },
+  );
 
-  app.get('/organizations/:org/policy-sets', async (request, reply) => {
-    const query = queryOf(request);
-    const page = parsePage(query);
-    const include = parseInclude(query.include, POLICY_SET_INCLUDES);
-    const versioned = readVersionedFilter(query);
-    const { org } = paramsOf<'org'>(request);
-    const res = await clients.policySets.ListPolicySets(
-      {
-        organization: org,
-        page,
-        searchName: query['search[name]'] ?? '',
-        kind: query['filter[kind]'] ? canonicalKind(query['filter[kind]']) : '',
-        versioned,
-      },
-      as(request),
-    );
-    const included = await includedFor(res.policySets, include, ctx, request);
-    return sendDocument(reply, 200, {
-      data: res.policySets.map(serializePolicySet),
-      ...(included ? { included: included.toArray() } : {}),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/organizations/:org/policy-sets',
+    {
+      schema: schema('policy-sets', {
+        summary: "List an organization's policy sets",
+        params: OrgParams,
+        querystring: listQuery(POLICY_SET_INCLUDES, {
+          'search[name]': 'Sets whose name contains this text.',
+          'filter[kind]': 'Only sets of this kind.',
+          'filter[versioned]': 'true: only sets with versions; false: only sets without.',
+        }),
+        response: { 200: listDocument('policy-sets') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      const include = parseInclude(query.include, POLICY_SET_INCLUDES);
+      const versioned = readVersionedFilter(query);
+      const { org } = paramsOf<'org'>(request);
+      const res = await clients.policySets.ListPolicySets(
+        {
+          organization: org,
+          page,
+          searchName: query['search[name]'] ?? '',
+          kind: query['filter[kind]'] ? canonicalKind(query['filter[kind]']) : '',
+          versioned,
+        },
+        as(request),
+      );
+      const included = await includedFor(res.policySets, include, ctx, request);
+      return sendDocument(reply, 200, {
+        data: res.policySets.map(serializePolicySet),
+        ...(included ? { included: included.toArray() } : {}),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 
-  app.get('/policy-sets/:id', async (request, reply) => {
-    const include = parseInclude(queryOf(request).include, POLICY_SET_INCLUDES);
-    const set = await clients.policySets.GetPolicySet({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendDocument(
-      reply,
-      200,
-      single(serializePolicySet(set), await includedFor([set], include, ctx, request)),
-    );
-  });
+  app.get(
+    '/policy-sets/:id',
+    {
+      schema: schema('policy-sets', {
+        summary: 'Show a policy set',
+        params: IdParams,
+        querystring: query({}, { include: POLICY_SET_INCLUDES }),
+        response: { 200: resourceDocument('policy-sets') },
+      }),
+    },
+    async (request, reply) => {
+      const include = parseInclude(queryOf(request).include, POLICY_SET_INCLUDES);
+      const set = await clients.policySets.GetPolicySet({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendDocument(
+        reply,
+        200,
+        single(serializePolicySet(set), await includedFor([set], include, ctx, request)),
+      );
+    },
+  );
 
-  app.patch('/policy-sets/:id', async (request, reply) => {
-    const { id } = paramsOf<'id'>(request);
-    const body = await readAfterVisibilityCheck(
-      () => readPolicySetBody(new RequestDocument(request.body, 'policy-sets'), { create: false }),
-      () => clients.policySets.GetPolicySet({ id }, as(request)),
-    );
-    let lenient = body;
-    if (ctx.wire.agentLeniency && touchesAgentAttributes(body)) {
-      const current = await clients.policySets.GetPolicySet({ id }, as(request));
-      lenient = ignoreInapplicableAgentAttributes(body, current);
-    }
-    const set = await clients.policySets.UpdatePolicySet(updateRequest(id, lenient), as(request));
-    return sendDocument(reply, 200, { data: serializePolicySet(set) });
-  });
+  app.patch(
+    '/policy-sets/:id',
+    {
+      schema: schema('policy-sets', {
+        summary: 'Update a policy set',
+        params: IdParams,
+        body: resourceBody(
+          'policy-sets',
+          {
+            name: stringAttribute('name', { present: true, maxLength: 200 }),
+            description: stringAttribute('description', { maxLength: 10_000 }),
+            global: booleanAttribute('global'),
+            kind: stringAttribute('kind', {
+              present: true,
+              maxLength: 50,
+              description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
+            }),
+            overridable: booleanAttribute('overridable'),
+            'agent-enabled': booleanAttribute('agent-enabled'),
+            'policy-tool-version': stringAttribute('policy-tool-version', { maxLength: 200 }),
+            'policies-path': stringAttribute('policies-path', { maxLength: 2_000 }),
+            'vcs-repo': objectAttribute('vcs-repo', 'The VCS repository; null clears it.', VCS_REPO),
+          },
+          {
+            relationships: {
+              policies: toManyRelationship('policies', 'policies'),
+              workspaces: toManyRelationship('workspaces', 'workspaces'),
+              projects: toManyRelationship('projects', 'projects'),
+              'workspace-exclusions': toManyRelationship('workspace-exclusions', 'workspaces'),
+            },
+          },
+        ),
+        response: { 200: resourceDocument('policy-sets') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { id } = paramsOf<'id'>(request);
+      const body = await readAfterVisibilityCheck(
+        () => readPolicySetBody(new RequestDocument(validBody(request), 'policy-sets'), { create: false }),
+        () => clients.policySets.GetPolicySet({ id }, as(request)),
+      );
+      let lenient = body;
+      if (ctx.wire.agentLeniency && touchesAgentAttributes(body)) {
+        const current = await clients.policySets.GetPolicySet({ id }, as(request));
+        lenient = ignoreInapplicableAgentAttributes(body, current);
+      }
+      const set = await clients.policySets.UpdatePolicySet(updateRequest(id, lenient), as(request));
+      return sendDocument(reply, 200, { data: serializePolicySet(set) });
+    },
+  );
 
-  app.delete('/policy-sets/:id', async (request, reply) => {
-    await clients.policySets.DeletePolicySet({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendNoContent(reply);
-  });
+  app.delete(
+    '/policy-sets/:id',
+    {
+      schema: schema('policy-sets', {
+        summary: 'Delete a policy set',
+        params: IdParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.policySets.DeletePolicySet({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
 
   registerPolicySetRelationshipRoutes(app, ctx);
 }

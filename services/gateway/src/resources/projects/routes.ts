@@ -12,59 +12,136 @@ import {
   pageDocument,
 } from '../../route-context.js';
 import { serializeProject } from './serializer.js';
+import {
+  IdParams,
+  NoContent,
+  OrgParams,
+  listDocument,
+  listQuery,
+  query,
+  resourceDocument,
+  schema,
+} from '../../schemas/common.js';
+import { resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
 
 export function registerProjectRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { clients } = ctx;
 
-  app.post('/organizations/:org/projects', async (request, reply) => {
-    const doc = new RequestDocument(request.body, 'projects');
-    const name = doc.string('name', { required: true, maxLength: 200 });
-    const description = doc.nullableString('description', { maxLength: 1000 }) ?? '';
-    doc.done();
-    const project = await clients.projects.CreateProject(
-      { organization: paramsOf<'org'>(request).org, name, description },
-      as(request),
-    );
-    return sendDocument(reply, 201, { data: serializeProject(project) });
-  });
+  app.post(
+    '/organizations/:org/projects',
+    {
+      schema: schema('projects', {
+        summary: 'Create a project',
+        params: OrgParams,
+        body: resourceBody('projects', {
+          name: stringAttribute('name', { required: true, maxLength: 200 }),
+          description: stringAttribute('description', { maxLength: 1000 }),
+        }),
+        response: { 201: resourceDocument('projects') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const doc = new RequestDocument(validBody(request), 'projects');
+      const name = doc.string('name', { required: true, maxLength: 200 });
+      const description = doc.nullableString('description', { maxLength: 1000 }) ?? '';
+      doc.done();
+      const project = await clients.projects.CreateProject(
+        { organization: paramsOf<'org'>(request).org, name, description },
+        as(request),
+      );
+      return sendDocument(reply, 201, { data: serializeProject(project) });
+    },
+  );
 
-  app.get('/organizations/:org/projects', async (request, reply) => {
-    const query = queryOf(request);
-    const page = parsePage(query);
-    refuseInclude(query.include);
-    const { org } = paramsOf<'org'>(request);
-    const res = await clients.projects.ListProjects(
-      { organization: org, page, searchName: query['filter[names]'] ?? query.q ?? '' },
-      as(request),
-    );
-    return sendDocument(reply, 200, {
-      data: res.projects.map(serializeProject),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/organizations/:org/projects',
+    {
+      schema: schema('projects', {
+        summary: "List an organization's projects",
+        params: OrgParams,
+        querystring: listQuery([], {
+          'filter[names]': 'Projects whose name contains this text.',
+          q: 'Same as filter[names].',
+        }),
+        response: { 200: listDocument('projects') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      refuseInclude(query.include);
+      const { org } = paramsOf<'org'>(request);
+      const res = await clients.projects.ListProjects(
+        { organization: org, page, searchName: query['filter[names]'] ?? query.q ?? '' },
+        as(request),
+      );
+      return sendDocument(reply, 200, {
+        data: res.projects.map(serializeProject),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 
-  app.get('/projects/:id', async (request, reply) => {
-    refuseInclude(queryOf(request).include);
-    const project = await clients.projects.GetProject({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendDocument(reply, 200, { data: serializeProject(project) });
-  });
+  app.get(
+    '/projects/:id',
+    {
+      schema: schema('projects', {
+        summary: 'Show a project',
+        params: IdParams,
+        querystring: query({}, { include: [] }),
+        response: { 200: resourceDocument('projects') },
+      }),
+    },
+    async (request, reply) => {
+      refuseInclude(queryOf(request).include);
+      const project = await clients.projects.GetProject({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendDocument(reply, 200, { data: serializeProject(project) });
+    },
+  );
 
-  app.patch('/projects/:id', async (request, reply) => {
-    const { id } = paramsOf<'id'>(request);
-    await clients.projects.GetProject({ id }, as(request));
-    const doc = new RequestDocument(request.body, 'projects');
-    const name = doc.string('name', { maxLength: 200 });
-    const description = doc.nullableString('description', { maxLength: 1000 });
-    doc.done();
-    const project = await clients.projects.UpdateProject(
-      { id, name, description: description === null ? '' : description },
-      as(request),
-    );
-    return sendDocument(reply, 200, { data: serializeProject(project) });
-  });
+  app.patch(
+    '/projects/:id',
+    {
+      schema: schema('projects', {
+        summary: 'Update a project',
+        params: IdParams,
+        body: resourceBody('projects', {
+          name: stringAttribute('name', { maxLength: 200 }),
+          description: stringAttribute('description', { maxLength: 1000 }),
+        }),
+        response: { 200: resourceDocument('projects') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { id } = paramsOf<'id'>(request);
+      await clients.projects.GetProject({ id }, as(request));
+      const doc = new RequestDocument(validBody(request), 'projects');
+      const name = doc.string('name', { maxLength: 200 });
+      const description = doc.nullableString('description', { maxLength: 1000 });
+      doc.done();
+      const project = await clients.projects.UpdateProject(
+        { id, name, description: description === null ? '' : description },
+        as(request),
+      );
+      return sendDocument(reply, 200, { data: serializeProject(project) });
+    },
+  );
 
-  app.delete('/projects/:id', async (request, reply) => {
-    await clients.projects.DeleteProject({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendNoContent(reply);
-  });
+  app.delete(
+    '/projects/:id',
+    {
+      schema: schema('projects', {
+        summary: 'Delete a project',
+        params: IdParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.projects.DeleteProject({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
 }

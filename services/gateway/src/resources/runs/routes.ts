@@ -7,6 +7,9 @@ import { parsePage } from '../../jsonapi/pagination.js';
 import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
 import { includeRunWorkspaces } from './included.js';
 import { serializeRun } from './serializer.js';
+import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
+import { booleanAttribute, resourceBody, stringAttribute, toOneRelationship } from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
 
 const RUN_INCLUDES = ['workspace'] as const;
 
@@ -14,49 +17,94 @@ const RUN_INCLUDES = ['workspace'] as const;
 export function registerRunRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { clients } = ctx;
 
-  app.post('/runs', async (request, reply) => {
-    // Other linkage clients send (variables, ...) is outside this product: ignored.
-    const doc = new RequestDocument(request.body, 'runs');
-    const message = doc.nullableString('message', { maxLength: 10_000 }) ?? '';
-    const planOnly = doc.boolean('plan-only') ?? false;
-    const workspaceId = doc.relationshipId('workspace', 'workspaces');
-    const configurationVersionId =
-      doc.relationshipId('configuration-version', 'configuration-versions') ?? '';
-    doc.done();
-    if (!workspaceId) {
-      throw invalidAttribute(
-        'GATEWAY_INVALID_BODY',
-        '/data/relationships/workspace',
-        'Workspace is required',
+  app.post(
+    '/runs',
+    {
+      schema: schema('runs', {
+        summary: 'Create a run',
+        body: resourceBody(
+          'runs',
+          {
+            message: stringAttribute('message', { maxLength: 10_000 }),
+            'plan-only': booleanAttribute('plan-only'),
+          },
+          {
+            relationships: {
+              workspace: toOneRelationship('workspace', 'workspaces'),
+              'configuration-version': toOneRelationship('configuration-version', 'configuration-versions'),
+            },
+          },
+        ),
+        response: { 201: resourceDocument('runs') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      // Other linkage clients send (variables, ...) is outside this product: ignored.
+      const doc = new RequestDocument(validBody(request), 'runs');
+      const message = doc.nullableString('message', { maxLength: 10_000 }) ?? '';
+      const planOnly = doc.boolean('plan-only') ?? false;
+      const workspaceId = doc.relationshipId('workspace', 'workspaces');
+      const configurationVersionId =
+        doc.relationshipId('configuration-version', 'configuration-versions') ?? '';
+      doc.done();
+      if (!workspaceId) {
+        throw invalidAttribute(
+          'GATEWAY_INVALID_BODY',
+          '/data/relationships/workspace',
+          'Workspace is required',
+        );
+      }
+      const { run } = await clients.runs.CreateRun(
+        { workspaceId, message, planOnly, configurationVersionId },
+        as(request),
       );
-    }
-    const { run } = await clients.runs.CreateRun(
-      { workspaceId, message, planOnly, configurationVersionId },
-      as(request),
-    );
-    return sendDocument(reply, 201, { data: serializeRun(run!) });
-  });
+      return sendDocument(reply, 201, { data: serializeRun(run!) });
+    },
+  );
 
-  app.get('/runs/:id', async (request, reply) => {
-    const include = parseInclude(queryOf(request).include, RUN_INCLUDES);
-    const { run } = await clients.runs.GetRun({ id: paramsOf<'id'>(request).id }, as(request));
-    const included = include.size > 0 ? new Included() : undefined;
-    if (included) await includeRunWorkspaces(ctx, request, [run!], included);
-    return sendDocument(reply, 200, single(serializeRun(run!), included));
-  });
+  app.get(
+    '/runs/:id',
+    {
+      schema: schema('runs', {
+        summary: 'Show a run',
+        params: IdParams,
+        querystring: query({}, { include: RUN_INCLUDES }),
+        response: { 200: resourceDocument('runs') },
+      }),
+    },
+    async (request, reply) => {
+      const include = parseInclude(queryOf(request).include, RUN_INCLUDES);
+      const { run } = await clients.runs.GetRun({ id: paramsOf<'id'>(request).id }, as(request));
+      const included = include.size > 0 ? new Included() : undefined;
+      if (included) await includeRunWorkspaces(ctx, request, [run!], included);
+      return sendDocument(reply, 200, single(serializeRun(run!), included));
+    },
+  );
 
-  app.get('/workspaces/:id/runs', async (request, reply) => {
-    const query = queryOf(request);
-    const include = parseInclude(query.include, RUN_INCLUDES);
-    const page = parsePage(query);
-    const { id } = paramsOf<'id'>(request);
-    const res = await clients.runs.ListWorkspaceRuns({ workspaceId: id, page }, as(request));
-    const included = include.size > 0 ? new Included() : undefined;
-    if (included) await includeRunWorkspaces(ctx, request, res.runs, included);
-    return sendDocument(reply, 200, {
-      data: res.runs.map(serializeRun),
-      ...(included ? { included: included.toArray() } : {}),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/workspaces/:id/runs',
+    {
+      schema: schema('runs', {
+        summary: "List a workspace's runs",
+        params: IdParams,
+        querystring: listQuery(RUN_INCLUDES),
+        response: { 200: listDocument('runs') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const include = parseInclude(query.include, RUN_INCLUDES);
+      const page = parsePage(query);
+      const { id } = paramsOf<'id'>(request);
+      const res = await clients.runs.ListWorkspaceRuns({ workspaceId: id, page }, as(request));
+      const included = include.size > 0 ? new Included() : undefined;
+      if (included) await includeRunWorkspaces(ctx, request, res.runs, included);
+      return sendDocument(reply, 200, {
+        data: res.runs.map(serializeRun),
+        ...(included ? { included: included.toArray() } : {}),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 }

@@ -3,6 +3,8 @@ import { tooLarge, unprocessable } from '@policyhub/errors';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type RouteContext, paramsOf } from '../../route-context.js';
 import { streamUpload } from './stream-upload.js';
+import { Type } from '@sinclair/typebox';
+import { params, schema } from '../../schemas/common.js';
 
 /**
  * `PUT /uploads/:token`: the capability URL of a policy set version (DESIGN §7.2). No token
@@ -23,26 +25,38 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: RouteContext): v
       request.headers['content-type'] = 'application/octet-stream';
     });
 
-    scope.put('/uploads/:token', { config: { isPublic: true } }, async (request, reply) => {
-      const { token } = paramsOf<'token'>(request);
-      const body = (request.body as Readable | undefined) ?? request.raw;
-      try {
-        const { result, bodyFullyRead } = await streamUpload(ctx.clients.storage, token, body);
-        closeIfUnread(reply, bodyFullyRead);
-        if (!result.ok) {
-          throw result.errorCode === 'STORAGE_ARCHIVE_TOO_LARGE'
-            ? tooLarge(result.errorCode, result.errorMessage)
-            : unprocessable(result.errorCode, result.errorMessage);
+    scope.put(
+      '/uploads/:token',
+      {
+        config: { isPublic: true },
+        schema: schema('policy-set-versions', {
+          summary: 'Upload the archive of a policy set version to its capability URL (no token; raw tar.gz)',
+          params: params('token'),
+          security: [],
+          response: { 200: Type.Null({ description: 'Accepted.' }) },
+        }),
+      },
+      async (request, reply) => {
+        const { token } = paramsOf<'token'>(request);
+        const body = (request.body as Readable | undefined) ?? request.raw;
+        try {
+          const { result, bodyFullyRead } = await streamUpload(ctx.clients.storage, token, body);
+          closeIfUnread(reply, bodyFullyRead);
+          if (!result.ok) {
+            throw result.errorCode === 'STORAGE_ARCHIVE_TOO_LARGE'
+              ? tooLarge(result.errorCode, result.errorMessage)
+              : unprocessable(result.errorCode, result.errorMessage);
+          }
+          return reply.status(200).send();
+        } catch (err) {
+          // The client went away mid-upload (storage has discarded the attempt): nobody is left to
+          // answer, and it is not a server failure worth an error log.
+          if (request.raw.destroyed && !request.raw.complete) return reply.hijack();
+          closeIfUnread(reply, (err as { bodyFullyRead?: boolean }).bodyFullyRead ?? true);
+          throw err;
         }
-        return reply.status(200).send();
-      } catch (err) {
-        // The client went away mid-upload (storage has discarded the attempt): nobody is left to
-        // answer, and it is not a server failure worth an error log.
-        if (request.raw.destroyed && !request.raw.complete) return reply.hijack();
-        closeIfUnread(reply, (err as { bodyFullyRead?: boolean }).bodyFullyRead ?? true);
-        throw err;
-      }
-    });
+      },
+    );
   });
 }
 

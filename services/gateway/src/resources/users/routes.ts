@@ -13,6 +13,22 @@ import {
   sendNoContent,
 } from '../../route-context.js';
 import { serializeToken, serializeUser } from './serializer.js';
+import {
+  IdParams,
+  NoContent,
+  listDocument,
+  listQuery,
+  query,
+  resourceDocument,
+  schema,
+} from '../../schemas/common.js';
+import {
+  booleanAttribute,
+  describedAttribute,
+  resourceBody,
+  stringAttribute,
+} from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
 
 /** `filter[admin]=true|false`; absent or empty means every user, anything else is a 422. */
 function adminFilter(raw: string | undefined): boolean | undefined {
@@ -26,15 +42,33 @@ function adminFilter(raw: string | undefined): boolean | undefined {
 export function registerUserRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { clients } = ctx;
   // Site admins create users.
-  app.post('/admin/users', async (request, reply) => {
-    const doc = new RequestDocument(request.body, 'users');
-    const username = doc.string('username', { required: true, maxLength: 90 });
-    const email = doc.string('email', { required: true, maxLength: 254 });
-    const isSiteAdmin = doc.boolean('is-site-admin') ?? doc.boolean('is-admin') ?? false;
-    doc.done();
-    const user = await clients.identity.CreateUser({ username, email, isSiteAdmin }, as(request));
-    return sendDocument(reply, 201, { data: serializeUser(user) });
-  });
+  app.post(
+    '/admin/users',
+    {
+      schema: schema('users', {
+        summary: 'Create a user (site admins)',
+        body: resourceBody('users', {
+          username: stringAttribute('username', { required: true, maxLength: 90 }),
+          email: stringAttribute('email', { required: true, maxLength: 254 }),
+          'is-site-admin': booleanAttribute('is-site-admin'),
+          'is-admin': describedAttribute('Alias of is-site-admin (read only when is-site-admin is absent).', {
+            type: ['boolean', 'null'],
+          }),
+        }),
+        response: { 201: resourceDocument('users') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const doc = new RequestDocument(validBody(request), 'users');
+      const username = doc.string('username', { required: true, maxLength: 90 });
+      const email = doc.string('email', { required: true, maxLength: 254 });
+      const isSiteAdmin = doc.boolean('is-site-admin') ?? doc.boolean('is-admin') ?? false;
+      doc.done();
+      const user = await clients.identity.CreateUser({ username, email, isSiteAdmin }, as(request));
+      return sendDocument(reply, 201, { data: serializeUser(user) });
+    },
+  );
 
   // Site admins list every user: `q` searches username and email, `filter[admin]` narrows.
   app.get('/admin/users', async (request, reply) => {
@@ -58,55 +92,115 @@ export function registerUserRoutes(app: FastifyInstance, ctx: RouteContext): voi
   });
 
   // The token value is in this response only; admin-orgs keeps its SHA-256.
-  app.post('/users/:id/authentication-tokens', async (request, reply) => {
-    const doc = new RequestDocument(
-      request.body ?? { data: { type: 'authentication-tokens' } },
-      'authentication-tokens',
-      {
-        allowEmptyType: true,
-      },
-    );
-    const description = doc.string('description', { maxLength: 255 }) ?? '';
-    doc.done();
-    const token = await clients.identity.CreateAuthenticationToken(
-      { userId: paramsOf<'id'>(request).id, description },
-      as(request),
-    );
-    return sendDocument(reply, 201, { data: serializeToken(token) });
-  });
+  app.post(
+    '/users/:id/authentication-tokens',
+    {
+      schema: schema('users', {
+        summary: 'Create an authentication token (its value is in this response only)',
+        params: IdParams,
+        body: resourceBody(
+          'authentication-tokens',
+          { description: stringAttribute('description', { maxLength: 255 }) },
+          {
+            allowEmptyType: true,
+            description: 'Optional: a body-less POST creates a token without a description.',
+          },
+        ),
+        response: { 201: resourceDocument('authentication-tokens') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const doc = new RequestDocument(
+        (request.body == null ? undefined : validBody(request)) ?? {
+          data: { type: 'authentication-tokens' },
+        },
+        'authentication-tokens',
+        {
+          allowEmptyType: true,
+        },
+      );
+      const description = doc.string('description', { maxLength: 255 }) ?? '';
+      doc.done();
+      const token = await clients.identity.CreateAuthenticationToken(
+        { userId: paramsOf<'id'>(request).id, description },
+        as(request),
+      );
+      return sendDocument(reply, 201, { data: serializeToken(token) });
+    },
+  );
 
   // A user's tokens (the user themself or a site admin): never their secret values.
-  app.get('/users/:id/authentication-tokens', async (request, reply) => {
-    const page = parsePage(queryOf(request));
-    refuseInclude(queryOf(request).include);
-    const res = await clients.identity.ListAuthenticationTokens(
-      { userId: paramsOf<'id'>(request).id, page },
-      as(request),
-    );
-    return sendDocument(reply, 200, {
-      data: res.tokens.map(serializeToken),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/users/:id/authentication-tokens',
+    {
+      schema: schema('users', {
+        summary: "List a user's authentication tokens",
+        params: IdParams,
+        querystring: listQuery([]),
+        response: { 200: listDocument('authentication-tokens') },
+      }),
+    },
+    async (request, reply) => {
+      const page = parsePage(queryOf(request));
+      refuseInclude(queryOf(request).include);
+      const res = await clients.identity.ListAuthenticationTokens(
+        { userId: paramsOf<'id'>(request).id, page },
+        as(request),
+      );
+      return sendDocument(reply, 200, {
+        data: res.tokens.map(serializeToken),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 
-  app.get('/authentication-tokens/:id', async (request, reply) => {
-    refuseInclude(queryOf(request).include);
-    const token = await clients.identity.GetAuthenticationToken(
-      { id: paramsOf<'id'>(request).id },
-      as(request),
-    );
-    return sendDocument(reply, 200, { data: serializeToken(token) });
-  });
+  app.get(
+    '/authentication-tokens/:id',
+    {
+      schema: schema('users', {
+        summary: 'Show an authentication token',
+        params: IdParams,
+        querystring: query({}, { include: [] }),
+        response: { 200: resourceDocument('authentication-tokens') },
+      }),
+    },
+    async (request, reply) => {
+      refuseInclude(queryOf(request).include);
+      const token = await clients.identity.GetAuthenticationToken(
+        { id: paramsOf<'id'>(request).id },
+        as(request),
+      );
+      return sendDocument(reply, 200, { data: serializeToken(token) });
+    },
+  );
 
   // Revocation: cached principals are dropped before the answer leaves (changesAccess), so the
   // token fails on this gateway at once and on every replica sharing the Redis cache.
-  app.delete('/authentication-tokens/:id', { config: { changesAccess: true } }, async (request, reply) => {
-    await clients.identity.DeleteAuthenticationToken({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendNoContent(reply);
-  });
+  app.delete(
+    '/authentication-tokens/:id',
+    {
+      config: { changesAccess: true },
+      schema: schema('users', {
+        summary: 'Revoke an authentication token',
+        params: IdParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.identity.DeleteAuthenticationToken({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
 
-  app.get('/account/details', async (request, reply) => {
-    const user = await clients.identity.GetAccountDetails({}, as(request));
-    return sendDocument(reply, 200, { data: serializeUser(user) });
-  });
+  app.get(
+    '/account/details',
+    {
+      schema: schema('users', { summary: 'The calling user', response: { 200: resourceDocument('users') } }),
+    },
+    async (request, reply) => {
+      const user = await clients.identity.GetAccountDetails({}, as(request));
+      return sendDocument(reply, 200, { data: serializeUser(user) });
+    },
+  );
 }

@@ -12,61 +12,143 @@ import {
   pageDocument,
 } from '../../route-context.js';
 import { serializeWorkspace } from './serializer.js';
+import {
+  IdParams,
+  NoContent,
+  OrgParams,
+  listDocument,
+  listQuery,
+  query,
+  resourceDocument,
+  schema,
+} from '../../schemas/common.js';
+import { resourceBody, stringAttribute, toOneRelationship } from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
 
 export function registerWorkspaceRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { clients } = ctx;
 
-  app.post('/organizations/:org/workspaces', async (request, reply) => {
-    const doc = new RequestDocument(request.body, 'workspaces');
-    const name = doc.string('name', { required: true, maxLength: 200 });
-    const description = doc.nullableString('description', { maxLength: 1000 }) ?? '';
-    const projectId = doc.relationshipId('project', 'projects') ?? '';
-    doc.done();
-    const ws = await clients.workspaces.CreateWorkspace(
-      { organization: paramsOf<'org'>(request).org, name, description, projectId },
-      as(request),
-    );
-    return sendDocument(reply, 201, { data: serializeWorkspace(ws) });
-  });
+  app.post(
+    '/organizations/:org/workspaces',
+    {
+      schema: schema('workspaces', {
+        summary: 'Create a workspace',
+        params: OrgParams,
+        body: resourceBody(
+          'workspaces',
+          {
+            name: stringAttribute('name', { required: true, maxLength: 200 }),
+            description: stringAttribute('description', { maxLength: 1000 }),
+          },
+          { relationships: { project: toOneRelationship('project', 'projects') } },
+        ),
+        response: { 201: resourceDocument('workspaces') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const doc = new RequestDocument(validBody(request), 'workspaces');
+      const name = doc.string('name', { required: true, maxLength: 200 });
+      const description = doc.nullableString('description', { maxLength: 1000 }) ?? '';
+      const projectId = doc.relationshipId('project', 'projects') ?? '';
+      doc.done();
+      const ws = await clients.workspaces.CreateWorkspace(
+        { organization: paramsOf<'org'>(request).org, name, description, projectId },
+        as(request),
+      );
+      return sendDocument(reply, 201, { data: serializeWorkspace(ws) });
+    },
+  );
 
-  app.get('/organizations/:org/workspaces', async (request, reply) => {
-    const query = queryOf(request);
-    const page = parsePage(query);
-    refuseInclude(query.include);
-    const { org } = paramsOf<'org'>(request);
-    const res = await clients.workspaces.ListWorkspaces(
-      { organization: org, page, searchName: query['search[name]'] ?? '' },
-      as(request),
-    );
-    return sendDocument(reply, 200, {
-      data: res.workspaces.map(serializeWorkspace),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/organizations/:org/workspaces',
+    {
+      schema: schema('workspaces', {
+        summary: "List an organization's workspaces",
+        params: OrgParams,
+        querystring: listQuery([], { 'search[name]': 'Workspaces whose name contains this text.' }),
+        response: { 200: listDocument('workspaces') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      refuseInclude(query.include);
+      const { org } = paramsOf<'org'>(request);
+      const res = await clients.workspaces.ListWorkspaces(
+        { organization: org, page, searchName: query['search[name]'] ?? '' },
+        as(request),
+      );
+      return sendDocument(reply, 200, {
+        data: res.workspaces.map(serializeWorkspace),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 
-  app.get('/workspaces/:id', async (request, reply) => {
-    refuseInclude(queryOf(request).include);
-    const ws = await clients.workspaces.GetWorkspace({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendDocument(reply, 200, { data: serializeWorkspace(ws) });
-  });
+  app.get(
+    '/workspaces/:id',
+    {
+      schema: schema('workspaces', {
+        summary: 'Show a workspace',
+        params: IdParams,
+        querystring: query({}, { include: [] }),
+        response: { 200: resourceDocument('workspaces') },
+      }),
+    },
+    async (request, reply) => {
+      refuseInclude(queryOf(request).include);
+      const ws = await clients.workspaces.GetWorkspace({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendDocument(reply, 200, { data: serializeWorkspace(ws) });
+    },
+  );
 
-  app.patch('/workspaces/:id', async (request, reply) => {
-    const { id } = paramsOf<'id'>(request);
-    await clients.workspaces.GetWorkspace({ id }, as(request));
-    const doc = new RequestDocument(request.body, 'workspaces');
-    const name = doc.string('name', { maxLength: 200 });
-    const description = doc.nullableString('description', { maxLength: 1000 });
-    const projectId = doc.relationshipId('project', 'projects');
-    doc.done();
-    const ws = await clients.workspaces.UpdateWorkspace(
-      { id, name, description: description === null ? '' : description, projectId },
-      as(request),
-    );
-    return sendDocument(reply, 200, { data: serializeWorkspace(ws) });
-  });
+  app.patch(
+    '/workspaces/:id',
+    {
+      schema: schema('workspaces', {
+        summary: 'Update a workspace',
+        params: IdParams,
+        body: resourceBody(
+          'workspaces',
+          {
+            name: stringAttribute('name', { maxLength: 200 }),
+            description: stringAttribute('description', { maxLength: 1000 }),
+          },
+          { relationships: { project: toOneRelationship('project', 'projects') } },
+        ),
+        response: { 200: resourceDocument('workspaces') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { id } = paramsOf<'id'>(request);
+      await clients.workspaces.GetWorkspace({ id }, as(request));
+      const doc = new RequestDocument(validBody(request), 'workspaces');
+      const name = doc.string('name', { maxLength: 200 });
+      const description = doc.nullableString('description', { maxLength: 1000 });
+      const projectId = doc.relationshipId('project', 'projects');
+      doc.done();
+      const ws = await clients.workspaces.UpdateWorkspace(
+        { id, name, description: description === null ? '' : description, projectId },
+        as(request),
+      );
+      return sendDocument(reply, 200, { data: serializeWorkspace(ws) });
+    },
+  );
 
-  app.delete('/workspaces/:id', async (request, reply) => {
-    await clients.workspaces.DeleteWorkspace({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendNoContent(reply);
-  });
+  app.delete(
+    '/workspaces/:id',
+    {
+      schema: schema('workspaces', {
+        summary: 'Delete a workspace',
+        params: IdParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.workspaces.DeleteWorkspace({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
 }

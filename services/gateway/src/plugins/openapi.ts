@@ -1,0 +1,58 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { ErrorDocument } from '../schemas/common.js';
+import { validatorCompiler } from '../schemas/validation.js';
+
+/** Where the document is served (unauthenticated) and committed (ADR 0029). */
+export const OPENAPI_PATH = '/api/v2/openapi.json';
+export const OPENAPI_FILE = 'docs/api/openapi.json';
+
+/**
+ * Route schemas (ADR 0028) and the OpenAPI 3.1 document generated from them (ADR 0029). Must be
+ * registered before any route: `@fastify/swagger` collects routes as they are added. Validation
+ * uses the gateway's own Ajv (`schemas/validation.ts`); response schemas document the answers
+ * and are not used to serialize them (responses are written by `JSON.stringify`, as before: a
+ * fast-json-stringify serializer would drop every member a schema does not list).
+ */
+export async function registerRouteSchemas(app: FastifyInstance): Promise<void> {
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.addSchema(ErrorDocument);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'PolicyHub API',
+        version: '2',
+        description:
+          'The JSON:API of PolicyHub, in the default `spec` vocabulary profile (`API_VOCABULARY=spec`); ' +
+          'with `API_VOCABULARY=tfe` responses use upstream spellings (policy kinds `sentinel`/`opa`, ' +
+          '`terraform-*` organization attributes; docs/adr/0020-vocabulary-profiles.md). Requests are ' +
+          'read in either vocabulary. Every operation but ping, discovery, upload URLs and this ' +
+          'document needs `Authorization: Bearer <token>`; a resource the caller may not see is a 404.',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      },
+      security: [{ bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+}
+
+/** `GET /api/v2/openapi.json`: the generated document, without a token. */
+export function registerOpenApiRoute(app: FastifyInstance): void {
+  app.get(
+    OPENAPI_PATH,
+    {
+      config: { isPublic: true },
+      schema: {
+        tags: ['meta'],
+        summary: 'This OpenAPI 3.1 document',
+        security: [],
+        response: { 200: { type: 'object', additionalProperties: true } },
+      },
+    },
+    async (_request, reply) => reply.status(200).type('application/json').send(app.swagger()),
+  );
+}
