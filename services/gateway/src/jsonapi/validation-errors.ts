@@ -25,7 +25,7 @@ interface Problem {
 const ENVELOPE_ORDER = ['/data', '/data/type', '/data/attributes', '/data/relationships'];
 
 export function bodyValidationError(errors: readonly ErrorObject[], root: Node): AppError | undefined {
-  const problems = errors.map(toProblem).filter((p): p is Problem => p !== undefined);
+  const problems = errors.flatMap(toProblems);
   if (problems.length === 0) return undefined;
   const envelope = problems.filter((p) => p.envelope).sort((a, b) => rank(a.pointer) - rank(b.pointer))[0];
   if (envelope) return invalid([envelope]);
@@ -41,7 +41,7 @@ export function bodyValidationError(errors: readonly ErrorObject[], root: Node):
   return invalid([...byScope.values()]);
 }
 
-function toProblem(error: ErrorObject): Problem | undefined {
+function toProblems(error: ErrorObject): Problem[] {
   const parent = (error.parentSchema ?? {}) as Node;
   let node = parent;
   let pointer = error.instancePath;
@@ -51,6 +51,16 @@ function toProblem(error: ErrorObject): Problem | undefined {
     node = ((parent.properties as Record<string, Node> | undefined)?.[missing] ?? {}) as Node;
     pointer = `${pointer}/${escapePointer(missing)}`;
     blank = true;
+  }
+  // `attributes` absent or null while some are required: each required attribute is blank.
+  if (node['x-members-required'] === true && (blank || (error.keyword === 'type' && error.data === null))) {
+    const members = (node.properties ?? {}) as Record<string, Node>;
+    return ((node.required ?? []) as string[]).flatMap((name) => {
+      const detail = members[name]?.['x-blank'];
+      return typeof detail === 'string'
+        ? [{ pointer: `${pointer}/${escapePointer(name)}`, detail, envelope: false }]
+        : [];
+    });
   } else if (error.keyword === 'minLength') {
     blank = true;
   } else if (error.data === null && node['x-null-blank'] === true) {
@@ -71,10 +81,10 @@ function toProblem(error: ErrorObject): Problem | undefined {
     default:
       detail = (blank ? node['x-blank'] : undefined) ?? node['x-detail'];
   }
-  if (typeof detail !== 'string') return undefined;
+  if (typeof detail !== 'string') return [];
   if (node['x-at-parent'] === true && error.keyword !== 'maxItems') pointer = parentPointer(pointer);
   if (typeof node['x-pointer'] === 'string') pointer = node['x-pointer'];
-  return { pointer, detail, envelope: node['x-envelope'] === true };
+  return [{ pointer, detail, envelope: node['x-envelope'] === true }];
 }
 
 const rank = (pointer: string): number => {
@@ -86,7 +96,10 @@ const rank = (pointer: string): number => {
 function scopeOf(pointer: string): string {
   const attribute = /^\/data\/attributes\/[^/]+/.exec(pointer);
   if (attribute) return attribute[0];
-  const element = /^\/data\/relationships\/[^/]+\/data\/\d+/.exec(pointer) ?? /^\/data\/\d+/.exec(pointer);
+  const element =
+    /^\/data\/relationships\/[^/]+\/data\/\d+/.exec(pointer) ??
+    /^\/data\/relationships\/[^/]+\/data(?=\/|$)/.exec(pointer) ??
+    /^\/data\/\d+/.exec(pointer);
   if (element) return element[0];
   return pointer;
 }

@@ -3,6 +3,19 @@ import type { FastifyInstance } from 'fastify';
 import { ErrorDocument } from '../schemas/common.js';
 import { validatorCompiler } from '../schemas/validation.js';
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  schema: unknown;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route as registered (fastify's onRoute hook), for the document's completeness test. */
+    registeredRoutes: readonly RegisteredRoute[];
+  }
+}
+
 /** Where the document is served (unauthenticated) and committed (ADR 0029). */
 export const OPENAPI_PATH = '/api/v2/openapi.json';
 export const OPENAPI_FILE = 'docs/api/openapi.json';
@@ -15,6 +28,12 @@ export const OPENAPI_FILE = 'docs/api/openapi.json';
  * fast-json-stringify serializer would drop every member a schema does not list).
  */
 export async function registerRouteSchemas(app: FastifyInstance): Promise<void> {
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) routes.push({ method, url: route.url, schema: route.schema });
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addSchema(ErrorDocument);

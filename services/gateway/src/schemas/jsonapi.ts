@@ -212,24 +212,21 @@ export function resourceBody(
             'x-envelope': true,
           },
           attributes: {
-            type: ['object', 'null'],
+            // With required attributes, null is "none sent": each required one is blank.
+            type: required.length > 0 ? 'object' : ['object', 'null'],
             properties: attributes,
-            ...(required.length > 0 ? { required } : {}),
+            ...(required.length > 0 ? { required, 'x-members-required': true } : {}),
             additionalProperties: true,
             'x-detail': 'attributes must be an object',
             'x-envelope': true,
           },
-          ...(options.relationships
-            ? {
-                relationships: {
-                  type: ['object', 'null'],
-                  properties: options.relationships,
-                  additionalProperties: true,
-                  'x-detail': 'relationships must be an object',
-                  'x-envelope': true,
-                },
-              }
-            : {}),
+          relationships: {
+            type: ['object', 'null'],
+            properties: options.relationships ?? {},
+            additionalProperties: true,
+            'x-detail': 'relationships must be an object',
+            'x-envelope': true,
+          },
         },
         additionalProperties: true,
         'x-detail': 'data must be an object',

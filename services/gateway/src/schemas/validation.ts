@@ -6,7 +6,7 @@ import { bodyValidationError } from '../jsonapi/validation-errors.js';
 /**
  * One Ajv for every route schema (ADR 0028): all errors (the formatter reports every attribute
  * problem), no coercion, no defaults, nothing removed (the body a reader sees is the body sent),
- * string lengths in UTF-16 code units as the readers counted them, and the `x-` wording
+ * and the `x-` wording
  * annotations allowed.
  */
 const ajv = new Ajv({
@@ -16,7 +16,6 @@ const ajv = new Ajv({
   coerceTypes: false,
   useDefaults: false,
   removeAdditional: false,
-  unicode: false,
 });
 
 /**

@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises';
+import { createLogger } from '@policyhub/telemetry';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import type { Clients } from '../src/clients/index.js';
+import { generateOpenApiDocument } from '../src/openapi-document.js';
+import { OPENAPI_FILE, OPENAPI_PATH } from '../src/plugins/openapi.js';
+
+// No backend is called: the document and the route table need none (no token is checked for
+// the document, and no other route is requested).
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await buildApp({ clients: {} as Clients, logger: createLogger('gateway-test', 'silent') });
+  await app.ready();
+});
+afterAll(() => app.close());
+
+interface OpenApi {
+  openapi: string;
+  paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }> }>>;
+}
+
+/** fastify's `/a/:id` as OpenAPI's `/a/{id}`. */
+const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+describe('OpenAPI document', () => {
+  it('is served without a token at /api/v2/openapi.json as OpenAPI 3.1', async () => {
+    const res = await app.inject({ method: 'GET', url: OPENAPI_PATH });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect((res.json() as OpenApi).openapi).toBe('3.1.0');
+  });
+
+  it('is also found without the doubled prefix rule getting in the way (/api/v2/api/v2/openapi.json)', async () => {
+    const res = await app.inject({ method: 'GET', url: `/api/v2${OPENAPI_PATH}` });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('lists every registered route with its method, path parameters and responses', async () => {
+    const doc = (await app.inject({ method: 'GET', url: OPENAPI_PATH })).json() as OpenApi;
+    // HEAD routes are fastify's automatic twins of GET routes.
+    const routes = app.registeredRoutes.filter((r) => r.method !== 'HEAD');
+    expect(routes.length).toBeGreaterThan(60);
+    const missing = routes.filter((r) => !doc.paths[openApiPath(r.url)]?.[r.method.toLowerCase()]);
+    expect(missing.map((r) => `${r.method} ${r.url}`)).toEqual([]);
+    for (const route of routes) {
+      const operation = doc.paths[openApiPath(route.url)]![route.method.toLowerCase()]!;
+      const documented = (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
+      const inUrl = [...route.url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+      expect(documented.sort(), `${route.method} ${route.url}`).toEqual(inUrl.sort());
+      expect(
+        (route.schema as { response?: object } | undefined)?.response,
+        `${route.method} ${route.url}`,
+      ).toBeDefined();
+    }
+  });
+
+  it(`is committed up to date in ${OPENAPI_FILE}`, async () => {
+    const committed = await readFile(new URL(`../../../${OPENAPI_FILE}`, import.meta.url), 'utf8');
+    const generated = await generateOpenApiDocument();
+    expect(
+      committed === generated,
+      `${OPENAPI_FILE} is stale: run \`npm run openapi\` and commit the result`,
+    ).toBe(true);
+  });
+});
