@@ -1,4 +1,5 @@
 import type { Logger } from '@policyhub/telemetry';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type PrincipalCache, MemoryPrincipalCache } from './auth/principal-cache.js';
 import type { Clients } from './clients/index.js';
@@ -72,6 +73,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await registerRouteSchemas(app);
   registerDiscoveryRoute(app);
   registerOpenApiRoute(app);
-  await app.register(async (api) => registerResources(api, ctx), { prefix: '/api/v2' });
+  await app.register(async (api) => registerResources(api.withTypeProvider<TypeBoxTypeProvider>(), ctx), {
+    prefix: '/api/v2',
+  });
   return app;
 }

@@ -1,10 +1,31 @@
 import type { Principal } from '@policyhub/grpc-runtime';
 import type { Logger } from '@policyhub/telemetry';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import type { Clients } from './clients/index.js';
 import { type PageInfo, paginationDocument } from './jsonapi/pagination.js';
 import { JSON_API } from './jsonapi/media-type.js';
 import type { WireNames } from './vocabulary.js';
+
+/**
+ * The instance resources register routes on: TypeBox's type provider types each handler's
+ * `request.params`, `request.query` and `request.body` from the route's schema (ADR 0028).
+ */
+export type Api = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 /** What every resource's routes get: the downstream clients and request helpers. */
 export interface RouteContext {

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { RouteContext } from '../route-context.js';
+import type { Api, RouteContext } from '../route-context.js';
 import { registerAdminOrganizationRoutes } from './admin-organizations/routes.js';
 import { registerCommentRoutes } from './comments/routes.js';
 import { registerConfigurationVersionRoutes } from './configuration-versions/routes.js';
@@ -19,7 +18,7 @@ import { registerUserRoutes } from './users/routes.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
 
 /** Every resource's routes, mounted under /api/v2. One line per resource type. */
-export function registerResources(app: FastifyInstance, ctx: RouteContext): void {
+export function registerResources(app: Api, ctx: RouteContext): void {
   registerMetaRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerOrganizationRoutes(app, ctx);

@@ -1,11 +1,12 @@
 import type { adminorgsV1 } from '@policyhub/contracts';
 import { AppError } from '@policyhub/errors';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readIdentifierList } from '../../jsonapi/body.js';
 import type { ResourceObject } from '../../jsonapi/document.js';
 import { parseInclude, refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
+  type Api,
   type Query,
   type RouteContext,
   as,
@@ -47,7 +48,7 @@ function booleanFilter(query: Query, name: string): boolean | undefined {
  * The site-admin organization API (self-hosted installations). admin-orgs answers NOT_FOUND to
  * anyone but a site admin, so non-admins get 404 everywhere, including for unknown names.
  */
-export function registerAdminOrganizationRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   /** The owners of every listed organization, fetched in one batch call. */

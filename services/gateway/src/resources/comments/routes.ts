@@ -1,14 +1,22 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
+import {
+  type Api,
+  type RouteContext,
+  as,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  pageDocument,
+} from '../../route-context.js';
 import { serializeComment } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
 import { resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 
-export function registerCommentRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerCommentRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   /** The comment body, or the body's 422; a run the caller cannot see is a 404 first. */

@@ -1,9 +1,16 @@
-import type { FastifyInstance } from 'fastify';
 import { sendServerStream, STREAM_DEADLINE_MS } from '../../grpc-streams.js';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, pageDocument, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import {
+  type Api,
+  type RouteContext,
+  as,
+  pageDocument,
+  paramsOf,
+  queryOf,
+  sendDocument,
+} from '../../route-context.js';
 import { serializeConfigurationVersion } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
 import { booleanAttribute, resourceBody } from '../../schemas/jsonapi.js';
@@ -14,7 +21,7 @@ import { Type } from '@sinclair/typebox';
  * Configuration versions (upstream's API-driven workflow): create with an upload URL (the PUT goes
  * to resources/uploads, like policy set versions), show, list a workspace's, download the archive.
  */
-export function registerConfigurationVersionRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   app.post(

@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify';
-import type { RouteContext } from '../../route-context.js';
+import type { Api, RouteContext } from '../../route-context.js';
 import { NoContent, schema } from '../../schemas/common.js';
 
 export const API_VERSION = '2.6';
 
 /** `GET /ping`: clients call it first and read these headers (never `TFP-AppName: HCP Terraform`). */
-export function registerMetaRoutes(app: FastifyInstance, _ctx: RouteContext): void {
+export function registerMetaRoutes(app: Api, _ctx: RouteContext): void {
   app.get(
     '/ping',
     {

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { runsV1 } from '@policyhub/contracts';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { STREAM_DEADLINE_MS, sendServerStream, streamBody } from '../../grpc-streams.js';
 import { refuseInclude } from '../../jsonapi/include.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import { type Api, type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
 import { serializePlan } from './serializer.js';
 import { Type } from '@sinclair/typebox';
 import { IdParams, resourceDocument, schema } from '../../schemas/common.js';
@@ -15,7 +15,7 @@ import { query } from '../../schemas/common.js';
  * service, which validates it on the way to storage and enforces PLAN_MAX_BYTES (the gateway's
  * JSON body limit does not apply to this route).
  */
-export function registerPlanRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   app.get(

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import { type RouteContext, as, paramsOf, sendNoContent } from '../../route-context.js';
+import { type Api, type RouteContext, as, paramsOf, sendNoContent } from '../../route-context.js';
 import { Type } from '@sinclair/typebox';
 import { IdParams, NoContent, schema } from '../../schemas/common.js';
 
@@ -11,7 +10,7 @@ export const POLICY_CODE_LIMIT_BYTES = 1024 * 1024;
  * `application/octet-stream`), so this scope alone replaces the JSON parsers with a raw one.
  * `GET /policies/:id/download` returns the stored bytes.
  */
-export function registerPolicyCodeRoutes(app: FastifyInstance, { clients }: RouteContext): void {
+export function registerPolicyCodeRoutes(app: Api, { clients }: RouteContext): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(

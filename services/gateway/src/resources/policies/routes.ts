@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { policysetsV1 } from '@policyhub/contracts';
 import type { FastifyRequest } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
@@ -6,6 +5,7 @@ import { Included, single } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
+  type Api,
   type RouteContext,
   as,
   paramsOf,
@@ -36,7 +36,7 @@ import { validBody } from '../../schemas/validation.js';
 const POLICY_INCLUDES = ['policy_sets'] as const;
 
 /** Policies: the "separate interface" the spec refers to (upstream shapes, DOCS policies.mdx). */
-export function registerPolicyRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   /** `include=policy_sets`: the sets holding the policies, in one batch call. */

@@ -1,9 +1,10 @@
 import type { runsV1 } from '@policyhub/contracts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Included } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
 import { hasPageParams, parsePage } from '../../jsonapi/pagination.js';
 import {
+  type Api,
   type RouteContext,
   as,
   paramsOf,
@@ -41,7 +42,7 @@ const OVERRIDE_BODY = describedAttribute('An optional justification of the overr
 
 const CHECK_INCLUDES = ['run', 'run.workspace'] as const;
 
-export function registerPolicyCheckRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   /** `include=run` and/or `run.workspace` (which implies the runs too): one batch call each. */

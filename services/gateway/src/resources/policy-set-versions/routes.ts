@@ -1,9 +1,17 @@
 import type { policysetsV1 } from '@policyhub/contracts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Included } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
+import {
+  type Api,
+  type RouteContext,
+  as,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  pageDocument,
+} from '../../route-context.js';
 import { serializePolicySet } from '../policy-sets/serializer.js';
 import { serializePolicySetVersion } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
@@ -15,7 +23,7 @@ const VERSION_INCLUDES = ['policy_set'] as const;
  * Policy set versions (DESIGN §7.1). Create takes no body (clients send a body-less POST with the
  * JSON:API content type); the upload itself goes to the capability URL (resources/uploads).
  */
-export function registerPolicySetVersionRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   /** The owning set as a full object, when asked for: one call, since all versions share it. */

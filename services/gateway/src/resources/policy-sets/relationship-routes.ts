@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { readIdentifierList } from '../../jsonapi/body.js';
-import { type RouteContext, as, paramsOf, sendNoContent } from '../../route-context.js';
+import { type Api, type RouteContext, as, paramsOf, sendNoContent } from '../../route-context.js';
 import { IdParams, NoContent, schema } from '../../schemas/common.js';
 import { identifierListBody } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
@@ -33,7 +32,7 @@ const RELATIONSHIPS: Array<{ path: string; type: string; add: ChangeRpc; remove:
  * The eight relationship endpoints: `{"data": [...]}` of identifiers (full resource objects are
  * accepted; only `type` and `id` are read), 204 on success.
  */
-export function registerPolicySetRelationshipRoutes(app: FastifyInstance, { clients }: RouteContext): void {
+export function registerPolicySetRelationshipRoutes(app: Api, { clients }: RouteContext): void {
   for (const { path, type, add, remove } of RELATIONSHIPS) {
     for (const [method, rpc] of [
       ['POST', add],

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { single } from '../../jsonapi/document.js';
 import { AppError } from '@policyhub/errors';
-import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { parseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
+  type Api,
   type Query,
   type RouteContext,
   as,
@@ -68,7 +68,7 @@ function readVersionedFilter(query: Query): boolean | undefined {
   ]);
 }
 
-export function registerPolicySetRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   app.post(

@@ -1,12 +1,19 @@
-import type { FastifyInstance } from 'fastify';
 import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
+import {
+  type Api,
+  type RouteContext,
+  as,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  pageDocument,
+} from '../../route-context.js';
 import { serializeRunEvent } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
 
 /** Run events: the target of a comment's `run-event` link, and a run's timeline. */
-export function registerRunEventRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerRunEventRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   app.get(

@@ -1,10 +1,17 @@
 import { invalidAttribute } from '@policyhub/errors';
-import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { Included, single } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
-import { type RouteContext, as, paramsOf, queryOf, sendDocument, pageDocument } from '../../route-context.js';
+import {
+  type Api,
+  type RouteContext,
+  as,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  pageDocument,
+} from '../../route-context.js';
 import { includeRunWorkspaces } from './included.js';
 import { serializeRun } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
@@ -14,7 +21,7 @@ import { validBody } from '../../schemas/validation.js';
 const RUN_INCLUDES = ['workspace'] as const;
 
 /** Runs (supporting endpoints, api-behaviour §9): create, show, list a workspace's runs. */
-export function registerRunRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerRunRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   app.post(

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { tooLarge, unprocessable } from '@policyhub/errors';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { type RouteContext, paramsOf } from '../../route-context.js';
+import type { FastifyReply } from 'fastify';
+import { type Api, type RouteContext, paramsOf } from '../../route-context.js';
 import { streamUpload } from './stream-upload.js';
 import { Type } from '@sinclair/typebox';
 import { params, schema } from '../../schemas/common.js';
@@ -15,7 +15,7 @@ import { params, schema } from '../../schemas/common.js';
  * and the version is then `errored`; 404 unknown URL (or its set or organization deleted); 409
  * used, expired, or its organization disabled (nothing stored, the version stays pending).
  */
-export function registerUploadRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerUploadRoutes(app: Api, ctx: RouteContext): void {
   app.register(async (scope) => {
     // Only in this scope: every body is a raw stream, and the declared type (even a malformed one)
     // does not matter.

@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
+  type Api,
   type RouteContext,
   as,
   paramsOf,
@@ -25,7 +25,7 @@ import {
 import { resourceBody, stringAttribute, toOneRelationship } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 
-export function registerWorkspaceRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
 
   app.post(
