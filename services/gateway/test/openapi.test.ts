@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createLogger } from '@policyhub/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +53,16 @@ describe('OpenAPI document', () => {
         (route.schema as { response?: object } | undefined)?.response,
         `${route.method} ${route.url}`,
       ).toBeDefined();
+    }
+  });
+
+  it('is linked from every API guide', async () => {
+    const dir = new URL('../../../docs/api/', import.meta.url);
+    const guides = (await readdir(dir)).filter((name) => name.endsWith('.md'));
+    expect(guides.length).toBeGreaterThan(3);
+    for (const guide of guides) {
+      const text = await readFile(new URL(guide, dir), 'utf8');
+      expect(text, `docs/api/${guide} links to [openapi.json](openapi.json)`).toContain('(openapi.json)');
     }
   });
 
