@@ -33,6 +33,15 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
     body: NO_BODY,
     prepare: async () => ({ params: {} }),
   },
+  {
+    // The OpenAPI 3.1 document of every route (docs/adr/0029-openapi-document.md).
+    method: 'GET',
+    path: `${API}/openapi.json`,
+    access: PUBLIC,
+    success: 200,
+    body: NO_BODY,
+    prepare: async () => ({ params: {} }),
+  },
 
   // Users and tokens.
   {

@@ -69,6 +69,7 @@ export function registerOpenApiRoute(app: FastifyInstance): void {
         tags: ['meta'],
         summary: 'This OpenAPI 3.1 document',
         security: [],
+        produces: ['application/json'],
         response: { 200: { type: 'object', additionalProperties: true } },
       },
     },

@@ -1,4 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { JSON_API } from '../jsonapi/media-type.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../jsonapi/pagination.js';
 
 /**
@@ -152,11 +153,17 @@ interface RouteParts {
   body?: TSchema;
   /** Success responses by status. */
   response: Record<number, TSchema>;
+  /** Media types of the answers (default: the JSON:API media type). */
+  produces?: string[];
+  /** Media types of the body (default with a body: either JSON type; raw bodies take any). */
+  consumes?: string[];
 }
 
 /** A route's `schema` option: its parts, the resource's tag, and the error document for failures. */
 export const schema = (tag: string, parts: RouteParts) => ({
   tags: [tag],
+  ...(parts.body ? { consumes: [JSON_API, 'application/json'] } : {}),
+  produces: [JSON_API],
   ...parts,
   response: responses(parts.response),
 });

@@ -112,6 +112,7 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
     {
       schema: schema('configuration-versions', {
         summary: 'Download the uploaded configuration (tar.gz)',
+        produces: ['application/octet-stream'],
         params: IdParams,
         response: { 200: Type.String({ description: 'The archive.' }) },
       }),

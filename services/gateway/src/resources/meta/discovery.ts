@@ -30,6 +30,7 @@ export function registerDiscoveryRoute(app: FastifyInstance): void {
       schema: schema('meta', {
         summary: "Terraform's remote service discovery document (application/json)",
         security: [],
+        produces: ['application/json'],
         response: { 200: Type.Record(Type.String(), Type.String()) },
       }),
     },

@@ -40,6 +40,7 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
     {
       schema: schema('plans', {
         summary: 'The JSON plan of a plan',
+        produces: ['application/json'],
         params: IdParams,
         response: { 200: Type.Unknown({ description: 'The plan as `terraform show -json` writes it.' }) },
       }),
@@ -68,6 +69,7 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
       {
         schema: schema('plans', {
           summary: 'Upload the JSON plan (raw body)',
+          consumes: ['application/json', 'application/octet-stream'],
           params: IdParams,
           response: { 200: resourceDocument('plans') },
         }),

@@ -25,6 +25,7 @@ export function registerPolicyCodeRoutes(app: Api, { clients }: RouteContext): v
         bodyLimit: POLICY_CODE_LIMIT_BYTES,
         schema: schema('policies', {
           summary: 'Upload the source of a policy (raw bytes, any content type, at most 1 MiB)',
+          consumes: ['application/octet-stream'],
           params: IdParams,
           response: { 204: NoContent },
         }),
@@ -42,7 +43,8 @@ export function registerPolicyCodeRoutes(app: Api, { clients }: RouteContext): v
     '/policies/:id/download',
     {
       schema: schema('policies', {
-        summary: 'Download the source of a policy (text/plain)',
+        summary: 'Download the source of a policy',
+        produces: ['text/plain'],
         params: IdParams,
         response: { 200: Type.String({ description: 'The policy source.' }) },
       }),

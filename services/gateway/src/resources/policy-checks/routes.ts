@@ -140,6 +140,7 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
     {
       schema: schema('policy-checks', {
         summary: 'The text report of a policy check',
+        produces: ['text/plain'],
         params: IdParams,
         response: { 200: Type.String({ description: 'The report (text/plain).' }) },
       }),

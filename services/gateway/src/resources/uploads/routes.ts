@@ -31,6 +31,7 @@ export function registerUploadRoutes(app: Api, ctx: RouteContext): void {
         config: { isPublic: true },
         schema: schema('policy-set-versions', {
           summary: 'Upload the archive of a policy set version to its capability URL (no token; raw tar.gz)',
+          consumes: ['application/octet-stream'],
           params: params('token'),
           security: [],
           response: { 200: Type.Null({ description: 'Accepted.' }) },
