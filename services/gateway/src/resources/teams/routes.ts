@@ -1,11 +1,12 @@
 import { PERMISSIONS } from '@policyhub/grpc-runtime';
 import type { adminorgsV1 } from '@policyhub/contracts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '@policyhub/errors';
 import { RequestDocument, readIdentifierList } from '../../jsonapi/body.js';
 import { parseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
+  type Api,
   type RouteContext,
   as,
   pageDocument,
@@ -16,6 +17,18 @@ import {
 } from '../../route-context.js';
 import { serializeUser } from '../users/serializer.js';
 import { serializeTeam } from './serializer.js';
+import {
+  IdParams,
+  listDocument,
+  listQuery,
+  NoContent,
+  OrgParams,
+  query,
+  resourceDocument,
+  schema,
+} from '../../schemas/common.js';
+import { identifierListBody, objectAttribute, resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
+import { validBody } from '../../schemas/validation.js';
 
 /** `organization-access` is an object of permission → boolean; the granted ones become a list. */
 function readOrganizationAccess(doc: RequestDocument): string[] {
@@ -48,20 +61,44 @@ function readOrganizationAccess(doc: RequestDocument): string[] {
 
 const TEAM_INCLUDES = ['users'] as const;
 
-export function registerTeamRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
-  app.post('/organizations/:org/teams', { config: { changesAccess: true } }, async (request, reply) => {
-    const doc = new RequestDocument(request.body, 'teams');
-    const name = doc.string('name', { required: true, maxLength: 90 });
-    const permissions = readOrganizationAccess(doc);
-    const visibility = doc.string('visibility', { maxLength: 20 }) ?? '';
-    doc.done();
-    const team = await clients.teams.CreateTeam(
-      { organization: paramsOf<'org'>(request).org, name, permissions, visibility },
-      as(request),
-    );
-    return sendDocument(reply, 201, { data: serializeTeam(team) });
-  });
+  app.post(
+    '/organizations/:org/teams',
+    {
+      config: { changesAccess: true },
+      schema: schema('teams', {
+        summary: 'Create a team',
+        params: OrgParams,
+        body: resourceBody('teams', {
+          name: stringAttribute('name', { required: true, maxLength: 90 }),
+          'organization-access': objectAttribute(
+            'organization-access',
+            'Permission name → true or false; the granted permissions.',
+            {},
+          ),
+          visibility: stringAttribute('visibility', {
+            maxLength: 20,
+            description: 'secret or organization.',
+          }),
+        }),
+        response: { 201: resourceDocument('teams') },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const doc = new RequestDocument(validBody(request), 'teams');
+      const name = doc.string('name', { required: true, maxLength: 90 });
+      const permissions = readOrganizationAccess(doc);
+      const visibility = doc.string('visibility', { maxLength: 20 }) ?? '';
+      doc.done();
+      const team = await clients.teams.CreateTeam(
+        { organization: paramsOf<'org'>(request).org, name, permissions, visibility },
+        as(request),
+      );
+      return sendDocument(reply, 201, { data: serializeTeam(team) });
+    },
+  );
 
   /** The members of the listed teams as `included` users, in one batch call. */
   const membersOf = async (request: FastifyRequest, teams: adminorgsV1.Team__Output[]) => {
@@ -72,57 +109,115 @@ export function registerTeamRoutes(app: FastifyInstance, ctx: RouteContext): voi
   };
 
   // Owners see every team; other members the `organization` teams and their own (upstream).
-  app.get('/organizations/:org/teams', async (request, reply) => {
-    const query = queryOf(request);
-    const page = parsePage(query);
-    const include = parseInclude(query.include, TEAM_INCLUDES);
-    const names = (query['filter[names]'] ?? '')
-      .split(',')
-      .map((n) => n.trim())
-      .filter((n) => n !== '');
-    const res = await clients.teams.ListTeams(
-      { organization: paramsOf<'org'>(request).org, page, query: query.q ?? '', names },
-      as(request),
-    );
-    const included = include.has('users') ? await membersOf(request, res.teams) : [];
-    return sendDocument(reply, 200, {
-      data: res.teams.map(serializeTeam),
-      ...(include.size > 0 ? { included } : {}),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/organizations/:org/teams',
+    {
+      schema: schema('teams', {
+        summary: "List an organization's teams",
+        params: OrgParams,
+        querystring: listQuery(TEAM_INCLUDES, {
+          q: 'Teams whose name contains this text.',
+          'filter[names]': 'Comma-separated team names.',
+        }),
+        response: { 200: listDocument('teams') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      const include = parseInclude(query.include, TEAM_INCLUDES);
+      const names = (query['filter[names]'] ?? '')
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== '');
+      const res = await clients.teams.ListTeams(
+        { organization: paramsOf<'org'>(request).org, page, query: query.q ?? '', names },
+        as(request),
+      );
+      const included = include.has('users') ? await membersOf(request, res.teams) : [];
+      return sendDocument(reply, 200, {
+        data: res.teams.map(serializeTeam),
+        ...(include.size > 0 ? { included } : {}),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 
-  app.get('/teams/:id', async (request, reply) => {
-    const include = parseInclude(queryOf(request).include, TEAM_INCLUDES);
-    const team = await clients.teams.GetTeam({ id: paramsOf<'id'>(request).id }, as(request));
-    const included = include.has('users') ? await membersOf(request, [team]) : [];
-    return sendDocument(reply, 200, {
-      data: serializeTeam(team),
-      ...(include.size > 0 ? { included } : {}),
-    });
-  });
+  app.get(
+    '/teams/:id',
+    {
+      schema: schema('teams', {
+        summary: 'Show a team',
+        params: IdParams,
+        querystring: query({}, { include: TEAM_INCLUDES }),
+        response: { 200: resourceDocument('teams') },
+      }),
+    },
+    async (request, reply) => {
+      const include = parseInclude(queryOf(request).include, TEAM_INCLUDES);
+      const team = await clients.teams.GetTeam({ id: paramsOf<'id'>(request).id }, as(request));
+      const included = include.has('users') ? await membersOf(request, [team]) : [];
+      return sendDocument(reply, 200, {
+        data: serializeTeam(team),
+        ...(include.size > 0 ? { included } : {}),
+      });
+    },
+  );
 
   // Owners only; the owners team stays (422). Members lose the team's permissions at once.
-  app.delete('/teams/:id', { config: { changesAccess: true } }, async (request, reply) => {
-    await clients.teams.DeleteTeam({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendNoContent(reply);
-  });
-
-  app.post('/teams/:id/relationships/users', { config: { changesAccess: true } }, async (request, reply) => {
-    const teamId = paramsOf<'id'>(request).id;
-    await clients.teams.GetTeam({ id: teamId }, as(request));
-    const userIds = readIdentifierList(request.body, 'users');
-    await clients.teams.AddTeamMembers({ teamId, userIds }, as(request));
-    return sendNoContent(reply);
-  });
-
   app.delete(
+    '/teams/:id',
+    {
+      config: { changesAccess: true },
+      schema: schema('teams', {
+        summary: 'Delete a team (owners; not the owners team)',
+        params: IdParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.teams.DeleteTeam({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
+
+  app.post(
     '/teams/:id/relationships/users',
-    { config: { changesAccess: true } },
+    {
+      config: { changesAccess: true },
+      schema: schema('teams', {
+        summary: 'Add users to a team',
+        params: IdParams,
+        body: identifierListBody('users'),
+        response: { 204: NoContent },
+      }),
+      attachValidation: true,
+    },
     async (request, reply) => {
       const teamId = paramsOf<'id'>(request).id;
       await clients.teams.GetTeam({ id: teamId }, as(request));
-      const userIds = readIdentifierList(request.body, 'users');
+      const userIds = readIdentifierList(validBody(request), 'users');
+      await clients.teams.AddTeamMembers({ teamId, userIds }, as(request));
+      return sendNoContent(reply);
+    },
+  );
+
+  app.delete(
+    '/teams/:id/relationships/users',
+    {
+      config: { changesAccess: true },
+      schema: schema('teams', {
+        summary: 'Remove users from a team',
+        params: IdParams,
+        body: identifierListBody('users'),
+        response: { 204: NoContent },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const teamId = paramsOf<'id'>(request).id;
+      await clients.teams.GetTeam({ id: teamId }, as(request));
+      const userIds = readIdentifierList(validBody(request), 'users');
       await clients.teams.RemoveTeamMembers({ teamId, userIds }, as(request));
       return sendNoContent(reply);
     },

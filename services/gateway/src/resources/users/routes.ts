@@ -1,9 +1,9 @@
 import { AppError } from '@policyhub/errors';
-import type { FastifyInstance } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
+  type Api,
   type RouteContext,
   as,
   pageDocument,
@@ -39,7 +39,7 @@ function adminFilter(raw: string | undefined): boolean | undefined {
   ]);
 }
 
-export function registerUserRoutes(app: FastifyInstance, ctx: RouteContext): void {
+export function registerUserRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
   // Site admins create users.
   app.post(
@@ -71,25 +71,49 @@ export function registerUserRoutes(app: FastifyInstance, ctx: RouteContext): voi
   );
 
   // Site admins list every user: `q` searches username and email, `filter[admin]` narrows.
-  app.get('/admin/users', async (request, reply) => {
-    const query = queryOf(request);
-    const page = parsePage(query);
-    refuseInclude(query.include);
-    const res = await clients.identity.ListUsers(
-      { page, query: query.q ?? '', isSiteAdmin: adminFilter(query['filter[admin]']) },
-      as(request),
-    );
-    return sendDocument(reply, 200, {
-      data: res.users.map(serializeUser),
-      ...pageDocument(ctx, request, res.page!),
-    });
-  });
+  app.get(
+    '/admin/users',
+    {
+      schema: schema('users', {
+        summary: 'List users (site admins)',
+        querystring: listQuery([], {
+          q: 'Users whose username or email contains this text.',
+          'filter[admin]': 'true: only site admins; false: only the others.',
+        }),
+        response: { 200: listDocument('users') },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const page = parsePage(query);
+      refuseInclude(query.include);
+      const res = await clients.identity.ListUsers(
+        { page, query: query.q ?? '', isSiteAdmin: adminFilter(query['filter[admin]']) },
+        as(request),
+      );
+      return sendDocument(reply, 200, {
+        data: res.users.map(serializeUser),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
 
   // Deleting a user revokes their tokens and memberships; cached principals are dropped too.
-  app.delete('/admin/users/:id', { config: { changesAccess: true } }, async (request, reply) => {
-    await clients.identity.DeleteUser({ id: paramsOf<'id'>(request).id }, as(request));
-    return sendNoContent(reply);
-  });
+  app.delete(
+    '/admin/users/:id',
+    {
+      config: { changesAccess: true },
+      schema: schema('users', {
+        summary: 'Delete a user (site admins); their tokens are revoked',
+        params: IdParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.identity.DeleteUser({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
 
   // The token value is in this response only; admin-orgs keeps its SHA-256.
   app.post(
