@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { AppError, isAppError, unavailable } from '@policyhub/errors';
+import { isAppError, remoteAppError, unavailable } from '@policyhub/errors';
 import { metrics } from '@policyhub/telemetry';
 import { LOCAL_HANDLER, type LocalUnaryHandler } from './in-process.js';
 import type { Caller, CallerKind, InternalAuth } from './internal-auth.js';
@@ -212,8 +212,8 @@ export function asServiceError(
   if (isDownstreamUnavailable(err)) {
     const remote = readServiceError(err);
     return toServiceError(
-      remote.items.length > 0
-        ? new AppError('unavailable', remote.code, remote.items)
+      remote.kind
+        ? remoteAppError('unavailable', remote.code, remote.items)
         : unavailable(
             'DEPENDENCY_UNAVAILABLE',
             'a service this one depends on is unavailable; try again shortly',

@@ -2,7 +2,12 @@ import * as grpc from '@grpc/grpc-js';
 import { type AppError, invalidAttribute, notFound } from '@policyhub/errors';
 import { toServiceError } from '@policyhub/grpc-runtime';
 import { describe, expect, it } from 'vitest';
-import { HTTP_STATUS_FOR_GRPC, httpErrorFromAppError, httpErrorFromGrpc } from '../src/errors/http-errors.js';
+import {
+  CODE_FOR_BARE_GRPC_STATUS,
+  httpErrorFromAppError,
+  httpErrorFromGrpc,
+  httpStatusOf,
+} from '../src/errors/http-errors.js';
 import { RequestDocument, readIdentifierList } from '../src/jsonapi/body.js';
 import { parseInclude } from '../src/jsonapi/include.js';
 import { hasPageParams, paginationDocument, parsePage } from '../src/jsonapi/pagination.js';
@@ -130,15 +135,15 @@ describe('include parsing', () => {
 });
 
 describe('error mapping', () => {
-  it('maps every gRPC status to a status code', () => {
+  it('maps every bare gRPC status to a catalog code and status', () => {
     for (const code of Object.values(grpc.status).filter((v) => typeof v === 'number')) {
-      expect(HTTP_STATUS_FOR_GRPC[code as grpc.status]).toBeGreaterThanOrEqual(200);
+      expect(httpStatusOf(CODE_FOR_BARE_GRPC_STATUS[code as grpc.status])).toBeGreaterThanOrEqual(400);
     }
   });
 
   it('turns a validation error from a service into a 422 with its pointer', () => {
     const http = httpErrorFromGrpc(
-      toServiceError(invalidAttribute('X', '/data/attributes/name', 'Name has already been taken')),
+      toServiceError(invalidAttribute('POLICY_SETS_NAME_TAKEN', 'name', 'Name has already been taken')),
     );
     expect(http).toEqual({
       statusCode: 422,
@@ -146,6 +151,7 @@ describe('error mapping', () => {
         errors: [
           {
             status: '422',
+            code: 'POLICY_SETS_NAME_TAKEN',
             title: 'invalid attribute',
             detail: 'Name has already been taken',
             source: { pointer: '/data/attributes/name' },
@@ -158,7 +164,7 @@ describe('error mapping', () => {
   it('renders 404 without any detail, so hidden looks like missing', () => {
     expect(httpErrorFromGrpc(toServiceError(notFound()))).toEqual({
       statusCode: 404,
-      body: { errors: [{ status: '404', title: 'not found' }] },
+      body: { errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] },
     });
   });
 
@@ -233,7 +239,7 @@ describe('request documents', () => {
 describe('errors carrying non-ASCII text', () => {
   it('survive the trip through gRPC metadata unchanged', () => {
     const detail = 'durée invalide: 5µs — ünïcödé ✓';
-    const err = toServiceError(invalidAttribute('X', '/data/attributes/name', detail));
+    const err = toServiceError(invalidAttribute('POLICY_SETS_INVALID_NAME', 'name', detail));
     expect(httpErrorFromGrpc(err).body.errors[0]!.detail).toBe(detail);
   });
 });

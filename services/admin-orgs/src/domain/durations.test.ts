@@ -55,7 +55,7 @@ describe('requireDuration', () => {
         expect.objectContaining({
           kind: 'invalid',
           code: 'ADMIN_ORGS_INVALID_DURATION',
-          items: [expect.objectContaining({ pointer: '/data/attributes/apply-timeout' })],
+          items: [expect.objectContaining({ field: 'apply_timeout' })],
         }),
       );
     }

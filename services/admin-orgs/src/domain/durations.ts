@@ -41,10 +41,10 @@ export function parseDuration(value: string): number | undefined {
 export const DURATION_HINT =
   'a decimal number with a unit suffix such as 24h, 90m, 1.5h or 3600s (units: ns, us, ms, s, m, h)';
 
-/** Throws a 422 with the attribute's pointer unless `value` is a positive duration. */
+/** Throws a 422 naming the field unless `value` is a positive duration. */
 export function requireDuration(value: string, attribute: string, label: string): void {
   const nanos = parseDuration(value);
-  const pointer = `/data/attributes/${attribute}`;
+  const pointer = attribute;
   if (nanos === undefined)
     throw invalidAttribute('ADMIN_ORGS_INVALID_DURATION', pointer, `${label} must be ${DURATION_HINT}`);
   if (nanos <= 0)

@@ -55,11 +55,11 @@ export function isSameSharing(a: SharingState, b: SharingState): boolean {
 }
 
 /** An organization cannot be a consumer of its own registry. */
-export function requireOtherOrganizations(producer: string, consumers: string[], pointer: string): void {
+export function requireOtherOrganizations(producer: string, consumers: string[], field: string): void {
   if (consumers.includes(producer)) {
     throw invalidAttribute(
       'ADMIN_ORGS_SELF_CONSUMER',
-      pointer,
+      field,
       `${producer} cannot be a consumer of its own registry`,
     );
   }

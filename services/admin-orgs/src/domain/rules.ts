@@ -1,4 +1,4 @@
-import { AppError, ValidationErrors, invalidAttribute, notFound } from '@policyhub/errors';
+import { AppError, type CodeOf, ValidationErrors, invalidAttribute, notFound } from '@policyhub/errors';
 import {
   type Permission,
   PERMISSIONS,
@@ -18,37 +18,32 @@ export const OWNER = 'owners';
 
 export function requireName(
   value: string,
-  pointer: string,
-  code: string,
+  field: string,
+  code: CodeOf<'invalid'>,
   pattern = NAME_PATTERN,
   max = 90,
 ): void {
-  if (!value || value.trim() === '')
-    throw invalidAttribute(code, pointer, `${label(pointer)} can't be blank`);
+  if (!value || value.trim() === '') throw invalidAttribute(code, field, `${label(field)} can't be blank`);
   if (value.length > max)
-    throw invalidAttribute(code, pointer, `${label(pointer)} is too long (maximum is ${max} characters)`);
+    throw invalidAttribute(code, field, `${label(field)} is too long (maximum is ${max} characters)`);
   if (!pattern.test(value)) {
     throw invalidAttribute(
       code,
-      pointer,
-      `${label(pointer)} is invalid: only letters, numbers, ${pattern === PROJECT_NAME_PATTERN ? 'spaces, ' : ''}- and _ are allowed`,
+      field,
+      `${label(field)} is invalid: only letters, numbers, ${pattern === PROJECT_NAME_PATTERN ? 'spaces, ' : ''}- and _ are allowed`,
     );
   }
 }
 
-export function requireEmail(value: string, pointer: string, code: string): void {
-  if (!EMAIL_PATTERN.test(value)) throw invalidAttribute(code, pointer, `${label(pointer)} is invalid`);
+export function requireEmail(value: string, field: string, code: CodeOf<'invalid'>): void {
+  if (!EMAIL_PATTERN.test(value)) throw invalidAttribute(code, field, `${label(field)} is invalid`);
 }
 
 export function validatePermissions(perms: string[]): string[] {
   const errors = new ValidationErrors();
   for (const p of perms) {
     if (!(PERMISSIONS as readonly string[]).includes(p)) {
-      errors.add(
-        'ADMIN_ORGS_UNKNOWN_PERMISSION',
-        '/data/attributes/organization-access',
-        `unknown permission ${p}`,
-      );
+      errors.add('ADMIN_ORGS_UNKNOWN_PERMISSION', 'organization_access', `unknown permission ${p}`);
     }
   }
   errors.throwIfAny();
@@ -82,8 +77,9 @@ export function requirePrincipal(principal: Principal | undefined): Principal {
   return principal;
 }
 
-const label = (pointer: string): string => {
-  const last = pointer.split('/').pop() ?? 'value';
-  const words = last.replace(/-/g, ' ');
+/** `name` → `Name`, `organization_access` → `Organization access` (the detail's subject). */
+const label = (field: string): string => {
+  const last = field.split('.').pop() ?? 'value';
+  const words = last.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 };

@@ -29,7 +29,7 @@ export interface AdminOrganizationDeps {
   relay: OutboxRelay;
 }
 
-/** Where a consumer list came from in the request, for 422 pointers. */
+/** The request field each consumer list came from (domain terms), for 422s. */
 type ConsumerPointers = Partial<Record<Registry, string>>;
 
 const MAX_WORKSPACE_LIMIT = 2_147_483_647;
@@ -137,7 +137,7 @@ export function adminOrganizationHandlers({
     async UpdateModuleConsumers(req, { principal }) {
       requireSiteAdmin(principal);
       await existing(req.name);
-      await setConsumers(req.name, { moduleConsumers: req.consumers }, { modules: '/data' });
+      await setConsumers(req.name, { moduleConsumers: req.consumers }, { modules: 'consumers' });
       return {};
     },
 
@@ -151,13 +151,13 @@ export function adminOrganizationHandlers({
       if (change.moduleConsumers === undefined && change.providerConsumers === undefined) {
         throw invalidAttribute(
           'ADMIN_ORGS_PARTNERSHIPS_EMPTY',
-          '/data/attributes',
+          'partnerships',
           'module-consumers or provider-consumers is required',
         );
       }
       await setConsumers(req.name, change, {
-        modules: '/data/attributes/module-consumers',
-        providers: '/data/attributes/provider-consumers',
+        modules: 'module_consumers',
+        providers: 'provider_consumers',
       });
       return {};
     },
@@ -181,7 +181,7 @@ export function adminOrganizationHandlers({
         const errors = new ValidationErrors();
         for (const [registry, names] of lists) {
           if (!names) continue;
-          const pointer = pointers[registry] ?? '/data';
+          const pointer = pointers[registry] ?? 'consumers';
           requireOtherOrganizations(name, names, pointer);
           const missing = names.filter((n) => !known.has(n));
           if (missing.length === 0) continue;
@@ -199,7 +199,7 @@ export function adminOrganizationHandlers({
         if (isForeignKeyViolation(err)) {
           throw invalidAttribute(
             'ADMIN_ORGS_CONSUMER_NOT_FOUND',
-            Object.values(pointers)[0] ?? '/data',
+            Object.values(pointers)[0] ?? 'consumers',
             'Organization not found',
           );
         }
@@ -234,7 +234,7 @@ async function changeSharing(tx: Queryable, name: string, change: SharingChange)
   return true;
 }
 
-/** The settings to store; every value checked (422 with the attribute's pointer). */
+/** The settings to store; every value checked (422 naming the field). */
 function validateSettings(req: adminorgsV1.UpdateAdminOrganizationRequest__Output): OrganizationSettings {
   const settings: OrganizationSettings = {
     accessBetaTools: req.accessBetaTools,
@@ -244,18 +244,18 @@ function validateSettings(req: adminorgsV1.UpdateAdminOrganizationRequest__Outpu
     workerSudoEnabled: req.workerSudoEnabled,
   };
   if (req.applyTimeout !== undefined) {
-    if (req.applyTimeout !== '') requireDuration(req.applyTimeout, 'apply-timeout', 'Apply timeout');
+    if (req.applyTimeout !== '') requireDuration(req.applyTimeout, 'apply_timeout', 'Apply timeout');
     settings.applyTimeout = req.applyTimeout === '' ? null : req.applyTimeout;
   }
   if (req.planTimeout !== undefined) {
-    if (req.planTimeout !== '') requireDuration(req.planTimeout, 'plan-timeout', 'Plan timeout');
+    if (req.planTimeout !== '') requireDuration(req.planTimeout, 'plan_timeout', 'Plan timeout');
     settings.planTimeout = req.planTimeout === '' ? null : req.planTimeout;
   }
   if (req.workspaceLimit !== undefined) {
     if (req.workspaceLimit < 0 || req.workspaceLimit > MAX_WORKSPACE_LIMIT) {
       throw invalidAttribute(
         'ADMIN_ORGS_INVALID_WORKSPACE_LIMIT',
-        '/data/attributes/workspace-limit',
+        'workspace_limit',
         'Workspace limit must be a whole number of 0 or more',
       );
     }

@@ -62,8 +62,8 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
 
     async CreateUser(req, { principal }) {
       requireSiteAdmin(principal);
-      requireName(req.username, '/data/attributes/username', 'ADMIN_ORGS_INVALID_USERNAME');
-      requireEmail(req.email, '/data/attributes/email', 'ADMIN_ORGS_INVALID_EMAIL');
+      requireName(req.username, 'username', 'ADMIN_ORGS_INVALID_USERNAME');
+      requireEmail(req.email, 'email', 'ADMIN_ORGS_INVALID_EMAIL');
       try {
         return toUser(
           await repo.insertUser({
@@ -75,11 +75,7 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
         );
       } catch (err) {
         if (isUniqueViolation(err)) {
-          throw invalidAttribute(
-            'ADMIN_ORGS_USERNAME_TAKEN',
-            '/data/attributes/username',
-            'Username has already been taken',
-          );
+          throw invalidAttribute('ADMIN_ORGS_USERNAME_TAKEN', 'username', 'Username has already been taken');
         }
         throw err;
       }

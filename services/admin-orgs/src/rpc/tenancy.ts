@@ -43,12 +43,15 @@ async function visibleOrganization(repo: TenancyRepository, p: Principal | undef
   return org;
 }
 
-const nameTaken = (what: string) =>
-  invalidAttribute(
-    `ADMIN_ORGS_${what.toUpperCase()}_NAME_TAKEN`,
-    '/data/attributes/name',
-    'Name has already been taken',
-  );
+const NAME_TAKEN = {
+  organization: 'ADMIN_ORGS_ORGANIZATION_NAME_TAKEN',
+  team: 'ADMIN_ORGS_TEAM_NAME_TAKEN',
+  project: 'ADMIN_ORGS_PROJECT_NAME_TAKEN',
+  workspace: 'ADMIN_ORGS_WORKSPACE_NAME_TAKEN',
+} as const;
+
+const nameTaken = (what: keyof typeof NAME_TAKEN) =>
+  invalidAttribute(NAME_TAKEN[what], 'name', 'Name has already been taken');
 
 export function organizationHandlers({
   db,
@@ -58,8 +61,8 @@ export function organizationHandlers({
   return {
     async CreateOrganization(req, { principal }) {
       const caller = requirePrincipal(principal);
-      requireName(req.name, '/data/attributes/name', 'ADMIN_ORGS_INVALID_ORGANIZATION_NAME', undefined, 40);
-      requireEmail(req.email, '/data/attributes/email', 'ADMIN_ORGS_INVALID_EMAIL');
+      requireName(req.name, 'name', 'ADMIN_ORGS_INVALID_ORGANIZATION_NAME', undefined, 40);
+      requireEmail(req.email, 'email', 'ADMIN_ORGS_INVALID_EMAIL');
       try {
         await db.transaction(async (tx) => {
           const r = new TenancyRepository(tx);
@@ -115,12 +118,12 @@ export function organizationHandlers({
         // there is no rename event: refuse rather than orphan that data.
         throw invalidAttribute(
           'ADMIN_ORGS_RENAME_UNSUPPORTED',
-          '/data/attributes/name',
+          'name',
           'Renaming an organization is not supported',
         );
       }
       if (req.email !== undefined && req.email !== null)
-        requireEmail(req.email, '/data/attributes/email', 'ADMIN_ORGS_INVALID_EMAIL');
+        requireEmail(req.email, 'email', 'ADMIN_ORGS_INVALID_EMAIL');
       try {
         await repo.updateOrganization(req.name, {
           name: req.newName ?? undefined,
@@ -212,7 +215,7 @@ export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHan
     async CreateTeam(req, { principal }) {
       await visibleOrganization(repo, principal, req.organization);
       requireOwner(principal, req.organization);
-      requireName(req.name, '/data/attributes/name', 'ADMIN_ORGS_INVALID_TEAM_NAME');
+      requireName(req.name, 'name', 'ADMIN_ORGS_INVALID_TEAM_NAME');
       const permissions = validatePermissions(req.permissions);
       const visibility = readVisibility(req.visibility);
       const id = newId('team');
@@ -293,13 +296,7 @@ export function projectHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV
     async CreateProject(req, { principal }) {
       await visibleOrganization(repo, principal, req.organization);
       requirePermission(principal, req.organization, 'manage-projects');
-      requireName(
-        req.name,
-        '/data/attributes/name',
-        'ADMIN_ORGS_INVALID_PROJECT_NAME',
-        PROJECT_NAME_PATTERN,
-        40,
-      );
+      requireName(req.name, 'name', 'ADMIN_ORGS_INVALID_PROJECT_NAME', PROJECT_NAME_PATTERN, 40);
       try {
         return toProject(
           await repo.insertProject({
@@ -331,13 +328,7 @@ export function projectHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV
       const project = await visibleProject(principal, req.id);
       requirePermission(principal, project.organization, 'manage-projects');
       if (req.name !== undefined && req.name !== null) {
-        requireName(
-          req.name,
-          '/data/attributes/name',
-          'ADMIN_ORGS_INVALID_PROJECT_NAME',
-          PROJECT_NAME_PATTERN,
-          40,
-        );
+        requireName(req.name, 'name', 'ADMIN_ORGS_INVALID_PROJECT_NAME', PROJECT_NAME_PATTERN, 40);
       }
       try {
         return toProject(
@@ -398,11 +389,7 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
   const projectIn = async (organization: string, projectId: string) => {
     const project = projectId ? await repo.getProject(projectId) : await repo.defaultProject(organization);
     if (!project || project.organization !== organization) {
-      throw invalidAttribute(
-        'ADMIN_ORGS_PROJECT_NOT_FOUND',
-        '/data/relationships/project/data/id',
-        'Project not found',
-      );
+      throw invalidAttribute('ADMIN_ORGS_PROJECT_NOT_FOUND', 'project.id', 'Project not found');
     }
     return project;
   };
@@ -410,7 +397,7 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
     async CreateWorkspace(req, { principal }) {
       const org = await visibleOrganization(repo, principal, req.organization);
       requirePermission(principal, req.organization, 'manage-workspaces');
-      requireName(req.name, '/data/attributes/name', 'ADMIN_ORGS_INVALID_WORKSPACE_NAME');
+      requireName(req.name, 'name', 'ADMIN_ORGS_INVALID_WORKSPACE_NAME');
       const project = await projectIn(req.organization, req.projectId);
       try {
         // Count and insert under the organization's row lock, so concurrent creates cannot
@@ -461,7 +448,7 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
       const ws = await visibleWorkspace(principal, req.id);
       requirePermission(principal, ws.organization, 'manage-workspaces');
       if (req.name !== undefined && req.name !== null) {
-        requireName(req.name, '/data/attributes/name', 'ADMIN_ORGS_INVALID_WORKSPACE_NAME');
+        requireName(req.name, 'name', 'ADMIN_ORGS_INVALID_WORKSPACE_NAME');
       }
       const projectId = req.projectId ? (await projectIn(ws.organization, req.projectId)).id : undefined;
       try {

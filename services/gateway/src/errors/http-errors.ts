@@ -1,41 +1,38 @@
 import * as grpc from '@grpc/grpc-js';
-import { AppError, type ErrorItem, type ErrorKind } from '@policyhub/errors';
+import { AppError, ERROR_CATALOG, type ErrorCode, type ErrorItem, httpStatusOfKind } from '@policyhub/errors';
 import { readServiceError } from '@policyhub/grpc-runtime';
+import { sourceOf } from './fields.js';
 
 /**
- * The one gRPC status → HTTP status mapping (docs/errors.md). Every status is listed so adding a
- * new one is a compile error rather than a silent 500.
+ * HTTP statuses come from the error's kind, through the one table in @policyhub/errors
+ * (ERROR_KINDS), whether the error was raised here or arrived from a service as a
+ * google.rpc.Status (docs/errors.md, docs/adr/0030). Only a gRPC status that carries no PolicyHub
+ * error (the transport failed, or a peer that is not PolicyHub answered) is mapped by its gRPC
+ * meaning, to one of these catalog codes. Every status is listed so adding one is a compile error
+ * rather than a silent 500.
  */
-export const HTTP_STATUS_FOR_GRPC: Record<grpc.status, number> = {
-  [grpc.status.OK]: 200,
-  [grpc.status.CANCELLED]: 503,
-  [grpc.status.UNKNOWN]: 500,
-  [grpc.status.INVALID_ARGUMENT]: 422,
-  [grpc.status.DEADLINE_EXCEEDED]: 504,
-  [grpc.status.NOT_FOUND]: 404,
-  [grpc.status.ALREADY_EXISTS]: 422,
-  [grpc.status.PERMISSION_DENIED]: 404,
-  [grpc.status.RESOURCE_EXHAUSTED]: 429,
-  [grpc.status.FAILED_PRECONDITION]: 409,
-  [grpc.status.ABORTED]: 400,
-  [grpc.status.OUT_OF_RANGE]: 413,
-  [grpc.status.UNIMPLEMENTED]: 501,
-  [grpc.status.INTERNAL]: 500,
-  [grpc.status.UNAVAILABLE]: 503,
-  [grpc.status.DATA_LOSS]: 500,
-  [grpc.status.UNAUTHENTICATED]: 401,
+export const CODE_FOR_BARE_GRPC_STATUS: Record<grpc.status, ErrorCode> = {
+  [grpc.status.OK]: 'INTERNAL_ERROR',
+  [grpc.status.CANCELLED]: 'GATEWAY_SERVICE_UNAVAILABLE',
+  [grpc.status.UNKNOWN]: 'INTERNAL_ERROR',
+  [grpc.status.INVALID_ARGUMENT]: 'BAD_REQUEST',
+  [grpc.status.DEADLINE_EXCEEDED]: 'GATEWAY_TIMEOUT',
+  [grpc.status.NOT_FOUND]: 'NOT_FOUND',
+  [grpc.status.ALREADY_EXISTS]: 'CONFLICT',
+  [grpc.status.PERMISSION_DENIED]: 'NOT_FOUND',
+  [grpc.status.RESOURCE_EXHAUSTED]: 'RESOURCE_EXHAUSTED',
+  [grpc.status.FAILED_PRECONDITION]: 'CONFLICT',
+  [grpc.status.ABORTED]: 'CONFLICT',
+  [grpc.status.OUT_OF_RANGE]: 'BAD_REQUEST',
+  [grpc.status.UNIMPLEMENTED]: 'NOT_IMPLEMENTED',
+  [grpc.status.INTERNAL]: 'INTERNAL_ERROR',
+  [grpc.status.UNAVAILABLE]: 'GATEWAY_SERVICE_UNAVAILABLE',
+  [grpc.status.DATA_LOSS]: 'INTERNAL_ERROR',
+  [grpc.status.UNAUTHENTICATED]: 'UNAUTHORIZED',
 };
 
-const HTTP_STATUS_FOR_KIND: Record<ErrorKind, number> = {
-  not_found: 404,
-  invalid: 422,
-  conflict: 409,
-  unauthenticated: 401,
-  rate_limited: 429,
-  too_large: 413,
-  unavailable: 503,
-  bad_request: 400,
-};
+/** The HTTP status of a catalog code. */
+export const httpStatusOf = (code: ErrorCode): number => httpStatusOfKind(ERROR_CATALOG[code]);
 
 const DEFAULT_TITLES: Record<number, string> = {
   400: 'bad request',
@@ -57,6 +54,8 @@ const DEFAULT_TITLES: Record<number, string> = {
 
 export interface JsonApiError {
   status: string;
+  /** The catalog code (docs/errors.md). */
+  code: string;
   title: string;
   detail?: string;
   source?: { pointer?: string; parameter?: string };
@@ -67,29 +66,40 @@ export interface HttpError {
   body: { errors: JsonApiError[] };
 }
 
-function toJsonApi(statusCode: number, items: ErrorItem[], fallbackDetail?: string): HttpError {
-  // 401 and 404 bodies never carry details: a 404 must look the same whether the thing is
-  // missing or merely hidden from the caller.
+function toJsonApi(statusCode: number, code: string, items: ErrorItem[], fallbackDetail?: string): HttpError {
+  // 401 and 404 bodies never carry details, nor the code of what was not found: a 404 must look
+  // the same whether the thing is missing or merely hidden from the caller.
   if (statusCode === 404 || statusCode === 401) {
     return {
       statusCode,
-      body: { errors: [{ status: String(statusCode), title: DEFAULT_TITLES[statusCode]! }] },
+      body: {
+        errors: [
+          {
+            status: String(statusCode),
+            code: statusCode === 404 ? 'NOT_FOUND' : 'UNAUTHORIZED',
+            title: DEFAULT_TITLES[statusCode]!,
+          },
+        ],
+      },
     };
   }
   const errors: JsonApiError[] = (
     items.length > 0 ? items : [{ title: DEFAULT_TITLES[statusCode] ?? 'error', detail: fallbackDetail }]
   ).map((i) => {
-    const e: JsonApiError = { status: String(statusCode), title: i.title };
+    const e: JsonApiError = { status: String(statusCode), code, title: i.title };
     if (i.detail) e.detail = i.detail;
-    if (i.pointer) e.source = { pointer: i.pointer };
-    else if (i.parameter) e.source = { parameter: i.parameter };
+    const source = sourceOf(i);
+    if (source) e.source = source;
     return e;
   });
   return { statusCode, body: { errors } };
 }
 
 export function httpErrorFromAppError(err: AppError): HttpError {
-  return toJsonApi(HTTP_STATUS_FOR_KIND[err.kind], err.items);
+  const statusCode = httpStatusOfKind(err.kind);
+  // Internal failures say nothing beyond their status (a 503 says what to retry).
+  if (statusCode >= 500 && statusCode !== 503) return toJsonApi(statusCode, err.code, []);
+  return toJsonApi(statusCode, err.code, err.items);
 }
 
 /** What a 503 says when the service that failed gave no reason (it could not be reached at all). */
@@ -104,22 +114,25 @@ export const RETRY_AFTER_SECONDS = 5;
 /** Maps an error from a downstream gRPC call. Internal details never reach the client. */
 export function httpErrorFromGrpc(err: unknown): HttpError {
   const remote = readServiceError(err);
-  const statusCode = HTTP_STATUS_FOR_GRPC[remote.status] ?? 500;
-  if (statusCode === 503) {
-    return toJsonApi(
-      503,
-      remote.status === grpc.status.UNAVAILABLE && remote.items.length ? remote.items : [],
-      UNREACHABLE_DETAIL,
-    );
+  if (remote.kind) {
+    const statusCode = httpStatusOfKind(remote.kind);
+    if (statusCode >= 500 && statusCode !== 503) return toJsonApi(statusCode, remote.code, []);
+    return toJsonApi(statusCode, remote.code, remote.items);
   }
-  if (statusCode >= 500) return toJsonApi(statusCode, []);
-  return toJsonApi(statusCode, remote.items, remote.details);
+  const code = CODE_FOR_BARE_GRPC_STATUS[remote.status] ?? 'INTERNAL_ERROR';
+  const statusCode = httpStatusOf(code);
+  if (statusCode === 503) return toJsonApi(503, code, [], UNREACHABLE_DETAIL);
+  if (statusCode >= 500) return toJsonApi(statusCode, code, []);
+  return toJsonApi(statusCode, code, [], remote.details);
 }
 
-export function httpError(statusCode: number, detail?: string, source?: JsonApiError['source']): HttpError {
-  const e: JsonApiError = { status: String(statusCode), title: DEFAULT_TITLES[statusCode] ?? 'error' };
+/** An error document the gateway makes itself: the status is the code's (one table). */
+export function httpError(code: ErrorCode, detail?: string, source?: JsonApiError['source']): HttpError {
+  const statusCode = httpStatusOf(code);
+  const e: JsonApiError = { status: String(statusCode), code, title: DEFAULT_TITLES[statusCode] ?? 'error' };
   if (detail) e.detail = detail;
   if (source) e.source = source;
+  if (statusCode === 404 || statusCode === 401) return toJsonApi(statusCode, code, []);
   return { statusCode, body: { errors: [e] } };
 }
 

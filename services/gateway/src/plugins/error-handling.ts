@@ -1,4 +1,4 @@
-import { AppError } from '@policyhub/errors';
+import { AppError, type ErrorCode } from '@policyhub/errors';
 import type { Logger } from '@policyhub/telemetry';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import {
@@ -27,9 +27,9 @@ export function registerErrorHandling(app: FastifyInstance, logger: Logger): voi
       err.statusCode >= 400 &&
       err.statusCode < 500
     ) {
-      mapped = httpError(err.statusCode, clientMessage(err as FastifyError));
+      mapped = httpError(clientErrorCode(err as FastifyError), clientMessage(err as FastifyError));
     } else {
-      mapped = httpError(500);
+      mapped = httpError('INTERNAL_ERROR');
     }
     if (mapped.statusCode === 503) {
       reply.header('retry-after', String(RETRY_AFTER_SECONDS));
@@ -44,9 +44,31 @@ export function registerErrorHandling(app: FastifyInstance, logger: Logger): voi
     reply.status(mapped.statusCode).type(JSON_API).send(mapped.body);
   });
   app.setNotFoundHandler((_request, reply) => {
-    reply.status(404).type(JSON_API).send(httpError(404).body);
+    reply.status(404).type(JSON_API).send(httpError('NOT_FOUND').body);
   });
 }
+
+/**
+ * The catalog code of a 4xx fastify raised itself (body limits, content types); its status is the
+ * code's. Errors of request validation carry their own (AppError).
+ */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'GATEWAY_BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'GATEWAY_UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'GATEWAY_INVALID_CONTENT_LENGTH',
+};
+const CODE_FOR_FASTIFY_STATUS: Record<number, ErrorCode> = {
+  404: 'NOT_FOUND',
+  408: 'GATEWAY_REQUEST_TIMEOUT',
+  413: 'GATEWAY_BODY_TOO_LARGE',
+  414: 'GATEWAY_URI_TOO_LONG',
+  415: 'GATEWAY_UNSUPPORTED_MEDIA_TYPE',
+  431: 'GATEWAY_HEADERS_TOO_LARGE',
+};
+export const clientErrorCode = (err: FastifyError): ErrorCode =>
+  (err.code && Object.hasOwn(FASTIFY_CODES, err.code) ? FASTIFY_CODES[err.code] : undefined) ??
+  CODE_FOR_FASTIFY_STATUS[err.statusCode ?? 400] ??
+  'BAD_REQUEST';
 
 const clientMessage = (err: FastifyError): string => {
   switch (err.code) {

@@ -1,5 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { ErrorCode } from '@policyhub/errors';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { httpError } from '../errors/http-errors.js';
 import { JSON_API } from '../jsonapi/media-type.js';
@@ -11,37 +12,37 @@ import { JSON_API } from '../jsonapi/media-type.js';
 export function sendFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const mapped = tooLong
-    ? httpError(414, 'a path segment of the URL is too long')
-    : httpError(400, 'the URL is not validly percent-encoded');
+    ? httpError('GATEWAY_URI_TOO_LONG', 'a path segment of the URL is too long')
+    : httpError('GATEWAY_INVALID_URL', 'the URL is not validly percent-encoded');
   reply.status(mapped.statusCode).type(JSON_API).send(mapped.body);
 }
 
 /** What went wrong in a request the HTTP parser refused, by llhttp/Node error code. */
-function framingProblem(code: string | undefined): [status: number, detail: string] {
+function framingProblem(code: string | undefined): [code: ErrorCode, detail: string] {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'the request did not arrive in time'];
+      return ['GATEWAY_REQUEST_TIMEOUT', 'the request did not arrive in time'];
     case 'HPE_HEADER_OVERFLOW':
-      return [431, 'the request headers are too large'];
+      return ['GATEWAY_HEADERS_TOO_LARGE', 'the request headers are too large'];
     case 'HPE_INVALID_METHOD':
     case 'HPE_INVALID_URL':
     case 'HPE_INVALID_VERSION':
     case 'HPE_INVALID_CONSTANT':
-      return [400, 'the request line is malformed'];
+      return ['GATEWAY_MALFORMED_REQUEST', 'the request line is malformed'];
     case 'HPE_INVALID_HEADER_TOKEN':
     case 'HPE_LF_EXPECTED':
     case 'HPE_CR_EXPECTED':
-      return [400, 'a request header is malformed'];
+      return ['GATEWAY_MALFORMED_REQUEST', 'a request header is malformed'];
     case 'HPE_INVALID_CHUNK_SIZE':
     case 'HPE_INVALID_TRANSFER_ENCODING':
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
     case 'HPE_INVALID_EOF_STATE':
-      return [400, 'the chunked request body is malformed'];
+      return ['GATEWAY_MALFORMED_REQUEST', 'the chunked request body is malformed'];
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return [400, 'the Content-Length header is invalid'];
+      return ['GATEWAY_INVALID_CONTENT_LENGTH', 'the Content-Length header is invalid'];
     default:
-      return [400, 'the request is not valid HTTP/1.1'];
+      return ['GATEWAY_MALFORMED_REQUEST', 'the request is not valid HTTP/1.1'];
   }
 }
 
@@ -57,10 +58,11 @@ export function handleClientError(
   headers: Readonly<Record<string, string>> = {},
 ): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, detail] = framingProblem(err.code);
+  const [code, detail] = framingProblem(err.code);
   const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (socket.writable && !response?.headersSent) {
-    const body = JSON.stringify(httpError(status, detail).body);
+    const { statusCode: status, body: document } = httpError(code, detail);
+    const body = JSON.stringify(document);
     const extra = Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('');

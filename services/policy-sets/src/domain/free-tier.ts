@@ -16,10 +16,7 @@ export function checkFreeTierSetCount(existingSets: number): void {
   }
 }
 
-export function checkFreeTierPolicyCount(
-  policyCount: number,
-  pointer = '/data/relationships/policies',
-): void {
+export function checkFreeTierPolicyCount(policyCount: number, pointer = 'policies'): void {
   if (policyCount > FREE_TIER.maxPoliciesPerSet) {
     throw invalidAttribute(
       'POLICY_SETS_FREE_TIER_LIMIT',
@@ -33,7 +30,7 @@ export function checkFreeTierVcsRepo(hasVcsRepo: boolean): void {
   if (hasVcsRepo) {
     throw invalidAttribute(
       'POLICY_SETS_FREE_TIER_LIMIT',
-      '/data/attributes/vcs-repo',
+      'vcs_repo',
       'The free tier does not include connecting a policy set to a VCS repository; upgrade to use one',
     );
   }

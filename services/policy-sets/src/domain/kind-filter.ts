@@ -8,7 +8,7 @@ export function checkKindFilter(kind: string): void {
       {
         title: 'invalid attribute',
         detail: 'filter[kind] must be kind_a or kind_b',
-        parameter: 'filter[kind]',
+        field: 'filter.kind',
       },
     ]);
   }

@@ -55,24 +55,16 @@ function resolve(current: PolicyFields | undefined, input: PolicyInput): PolicyF
     input.kind === undefined || input.kind === '' ? (current?.kind ?? DEFAULT_KIND) : input.kind;
   let kind: Kind = current?.kind ?? DEFAULT_KIND;
   if (!isKind(requestedKind)) {
-    errors.add('POLICY_SETS_INVALID_KIND', '/data/attributes/kind', 'Kind must be kind_a or kind_b');
+    errors.add('POLICY_SETS_INVALID_KIND', 'kind', 'Kind must be kind_a or kind_b');
   } else if (current && requestedKind !== current.kind) {
-    errors.add(
-      'POLICY_SETS_KIND_IMMUTABLE',
-      '/data/attributes/kind',
-      'Kind cannot be changed after creation',
-    );
+    errors.add('POLICY_SETS_KIND_IMMUTABLE', 'kind', 'Kind cannot be changed after creation');
   } else {
     kind = requestedKind;
   }
 
   const query = input.query !== undefined ? nullIfEmpty(input.query) : (current?.query ?? null);
   if (query !== null && kind !== 'kind_b') {
-    errors.add(
-      'POLICY_SETS_QUERY_REQUIRES_KIND_B',
-      '/data/attributes/query',
-      'Query is only valid for kind_b policies',
-    );
+    errors.add('POLICY_SETS_QUERY_REQUIRES_KIND_B', 'query', 'Query is only valid for kind_b policies');
   }
 
   const level = resolveLevel(current, input, errors);
@@ -100,12 +92,12 @@ function resolveLevel(
   const allowed = `Enforcement level must be one of ${ENFORCEMENT_LEVELS.join(', ')}`;
   if (input.enforcementLevel !== undefined && input.enforcementLevel !== '') {
     if (isEnforcementLevel(input.enforcementLevel)) return input.enforcementLevel;
-    errors.add('POLICY_SETS_INVALID_ENFORCEMENT_LEVEL', '/data/attributes/enforcement-level', allowed);
+    errors.add('POLICY_SETS_INVALID_ENFORCEMENT_LEVEL', 'enforcement_level', allowed);
     return undefined;
   }
   if (input.enforceMode !== undefined && input.enforceMode !== '') {
     if (isEnforcementLevel(input.enforceMode)) return input.enforceMode;
-    errors.add('POLICY_SETS_INVALID_ENFORCEMENT_LEVEL', '/data/attributes/enforce/0/mode', allowed);
+    errors.add('POLICY_SETS_INVALID_ENFORCEMENT_LEVEL', 'enforce[0].mode', allowed);
     return undefined;
   }
   return current?.enforcementLevel;

@@ -50,8 +50,7 @@ export function resolveNewPolicySet(input: PolicySetInput, facts: RelationshipFa
   const errors = new ValidationErrors();
   checkName(errors, 'POLICY_SETS_INVALID_NAME', input.name ?? '');
   const kind = input.kind === undefined || input.kind === '' ? DEFAULT_KIND : input.kind;
-  if (!isKind(kind))
-    errors.add('POLICY_SETS_INVALID_KIND', '/data/attributes/kind', 'Kind must be kind_a or kind_b');
+  if (!isKind(kind)) errors.add('POLICY_SETS_INVALID_KIND', 'kind', 'Kind must be kind_a or kind_b');
   const fields: PolicySetFields = {
     name: input.name ?? '',
     description: nullIfEmpty(input.description),
@@ -81,14 +80,8 @@ export function resolvePolicySetUpdate(
   const errors = new ValidationErrors();
   if (input.name !== undefined) checkName(errors, 'POLICY_SETS_INVALID_NAME', input.name);
   if (input.kind !== undefined && input.kind !== '' && input.kind !== current.kind) {
-    if (!isKind(input.kind))
-      errors.add('POLICY_SETS_INVALID_KIND', '/data/attributes/kind', 'Kind must be kind_a or kind_b');
-    else
-      errors.add(
-        'POLICY_SETS_KIND_IMMUTABLE',
-        '/data/attributes/kind',
-        'Kind cannot be changed after creation',
-      );
+    if (!isKind(input.kind)) errors.add('POLICY_SETS_INVALID_KIND', 'kind', 'Kind must be kind_a or kind_b');
+    else errors.add('POLICY_SETS_KIND_IMMUTABLE', 'kind', 'Kind cannot be changed after creation');
   }
   const agentEnabled = input.agentEnabled ?? current.agentEnabled;
   const agentTurnedOff = current.kind === 'kind_a' && current.agentEnabled && !agentEnabled;
@@ -121,27 +114,27 @@ function checkPolicySet(errors: ValidationErrors, s: PolicySetFields, facts: Rel
   if (s.kind === 'kind_b' && s.agentEnabled) {
     errors.add(
       'POLICY_SETS_AGENT_REQUIRES_KIND_A',
-      '/data/attributes/agent-enabled',
+      'agent_enabled',
       'Agent-enabled is only valid for kind_a sets',
     );
   }
   if (s.kind === 'kind_a' && !s.agentEnabled && s.overridable) {
     errors.add(
       'POLICY_SETS_OVERRIDABLE_REQUIRES_AGENT',
-      '/data/attributes/overridable',
+      'overridable',
       'Overridable is only valid for kind_a sets with agent-enabled',
     );
   }
   if (s.policyToolVersion.length > TOOL_VERSION_MAX) {
     errors.add(
       'POLICY_SETS_INVALID_TOOL_VERSION',
-      '/data/attributes/policy-tool-version',
+      'policy_tool_version',
       `Policy tool version is too long (maximum is ${TOOL_VERSION_MAX} characters)`,
     );
   } else if (s.kind === 'kind_a' && !s.agentEnabled && s.policyToolVersion !== DEFAULT_POLICY_TOOL_VERSION) {
     errors.add(
       'POLICY_SETS_TOOL_VERSION_REQUIRES_AGENT',
-      '/data/attributes/policy-tool-version',
+      'policy_tool_version',
       'Policy tool version can only be set on kind_a sets with agent-enabled',
     );
   }
@@ -150,7 +143,7 @@ function checkPolicySet(errors: ValidationErrors, s: PolicySetFields, facts: Rel
     if (facts.policyCount > 0) {
       errors.add(
         'POLICY_SETS_VCS_REPO_WITH_POLICIES',
-        '/data/attributes/vcs-repo',
+        'vcs_repo',
         'A set with a VCS repository cannot have individual policies',
       );
     }
@@ -158,15 +151,11 @@ function checkPolicySet(errors: ValidationErrors, s: PolicySetFields, facts: Rel
   if (s.policiesPath !== null && !s.vcsRepo) {
     errors.add(
       'POLICY_SETS_POLICIES_PATH_REQUIRES_VCS_REPO',
-      '/data/attributes/policies-path',
+      'policies_path',
       'Policies path is only valid with a VCS repository',
     );
   } else if (s.policiesPath !== null && s.policiesPath.length > PATH_MAX) {
-    errors.add(
-      'POLICY_SETS_INVALID_POLICIES_PATH',
-      '/data/attributes/policies-path',
-      'Policies path is too long',
-    );
+    errors.add('POLICY_SETS_INVALID_POLICIES_PATH', 'policies_path', 'Policies path is too long');
   }
   if (s.global) {
     for (const [key, ids] of [
@@ -176,7 +165,7 @@ function checkPolicySet(errors: ValidationErrors, s: PolicySetFields, facts: Rel
       if (ids && ids.length > 0) {
         errors.add(
           'POLICY_SETS_GLOBAL_SET_ATTACHMENTS',
-          `/data/relationships/${key}`,
+          key,
           `A global set applies to every workspace; ${key} can only be given when global is false`,
         );
       }

@@ -1,10 +1,10 @@
-import { invalidAttribute } from '@policyhub/errors';
+import { type CodeOf, invalidAttribute } from '@policyhub/errors';
 import type { Kind } from './vocabulary.js';
 
 export type ReferenceKind = 'policy' | 'workspace' | 'project';
 
 const LABEL: Record<ReferenceKind, string> = { policy: 'Policy', workspace: 'Workspace', project: 'Project' };
-const CODE: Record<ReferenceKind, string> = {
+const CODE: Record<ReferenceKind, CodeOf<'invalid'>> = {
   policy: 'POLICY_SETS_POLICY_NOT_FOUND',
   workspace: 'POLICY_SETS_WORKSPACE_NOT_FOUND',
   project: 'POLICY_SETS_PROJECT_NOT_FOUND',

@@ -8,7 +8,7 @@ export interface VcsRepo {
   ingressSubmodules: boolean;
 }
 
-const POINTER = '/data/attributes/vcs-repo';
+const POINTER = 'vcs_repo';
 const SEGMENT = '[^\\s/]+';
 /** `<namespace>/<repo>`, or the `<org>/<project>/_git/<repo>` form of one hosting provider. */
 const IDENTIFIER = new RegExp(`^${SEGMENT}/${SEGMENT}$|^${SEGMENT}/${SEGMENT}/_git/${SEGMENT}$`);
@@ -16,24 +16,24 @@ const IDENTIFIER = new RegExp(`^${SEGMENT}/${SEGMENT}$|^${SEGMENT}/${SEGMENT}/_g
 /** Checks the repository object: identifier format, and exactly one way to reach the VCS host. */
 export function checkVcsRepo(errors: ValidationErrors, repo: VcsRepo): void {
   if (repo.identifier === '') {
-    errors.add('POLICY_SETS_INVALID_VCS_REPO', `${POINTER}/identifier`, "Identifier can't be blank");
+    errors.add('POLICY_SETS_INVALID_VCS_REPO', `${POINTER}.identifier`, "Identifier can't be blank");
   } else if (!IDENTIFIER.test(repo.identifier)) {
     errors.add(
       'POLICY_SETS_INVALID_VCS_REPO',
-      `${POINTER}/identifier`,
+      `${POINTER}.identifier`,
       'Identifier must have the format <namespace>/<repo> (or <org>/<project>/_git/<repo>)',
     );
   }
   if (repo.oauthTokenId !== '' && repo.githubAppInstallationId !== '') {
     errors.add(
       'POLICY_SETS_INVALID_VCS_REPO',
-      `${POINTER}/github-app-installation-id`,
+      `${POINTER}.github_app_installation_id`,
       'oauth-token-id and github-app-installation-id cannot be given together',
     );
   } else if (repo.oauthTokenId === '' && repo.githubAppInstallationId === '') {
     errors.add(
       'POLICY_SETS_INVALID_VCS_REPO',
-      `${POINTER}/oauth-token-id`,
+      `${POINTER}.oauth_token_id`,
       'Either oauth-token-id or github-app-installation-id is required',
     );
   }

@@ -12,7 +12,7 @@ import { POLICY_CODE_MAX_BYTES, resolveNewPolicy, resolvePolicyUpdate } from '..
 import { toPolicy } from './mappers.js';
 
 const nameTaken = () =>
-  invalidAttribute('POLICY_SETS_POLICY_NAME_TAKEN', '/data/attributes/name', 'Name has already been taken');
+  invalidAttribute('POLICY_SETS_POLICY_NAME_TAKEN', 'name', 'Name has already been taken');
 
 /**
  * The organization of that name as the caller may manage it, with its immutable id. A member's

@@ -98,7 +98,7 @@ export function policySetRelationshipHandlers({ db, clients }: PolicySetsDeps): 
           if (isForeignKeyViolation(err)) {
             throw invalidAttribute(
               'POLICY_SETS_POLICY_NOT_FOUND',
-              '/data',
+              'ids',
               'Policy not found (it was just deleted)',
             );
           }
@@ -121,8 +121,8 @@ export function policySetRelationshipHandlers({ db, clients }: PolicySetsDeps): 
         isFreeTier: (await lookup.organization(principal, set.organization)).isFreeTier,
       }),
       check: async (tx, set, ids, facts) => {
-        await checkPolicyReferences(tx, organizationOfRow(set), set.kind, ids, '/data');
-        if (facts?.isFreeTier) checkFreeTierPolicyCount(new Set([...set.policy_ids, ...ids]).size, '/data');
+        await checkPolicyReferences(tx, organizationOfRow(set), set.kind, ids, 'ids');
+        if (facts?.isFreeTier) checkFreeTierPolicyCount(new Set([...set.policy_ids, ...ids]).size, 'ids');
       },
     }),
     RemovePolicies: change({ relationship: 'policies', op: 'remove', restriction: noPoliciesOnVcsSets }),

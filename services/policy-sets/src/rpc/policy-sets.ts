@@ -33,14 +33,9 @@ import { visiblePolicySet } from './visible-policy-set.js';
 
 type CrudHandlers = Omit<Handlers<policysetsV1.PolicySetsHandlers>, RelationshipRpc>;
 
-const nameTaken = () =>
-  invalidAttribute('POLICY_SETS_NAME_TAKEN', '/data/attributes/name', 'Name has already been taken');
+const nameTaken = () => invalidAttribute('POLICY_SETS_NAME_TAKEN', 'name', 'Name has already been taken');
 const policyGone = () =>
-  invalidAttribute(
-    'POLICY_SETS_POLICY_NOT_FOUND',
-    '/data/relationships/policies',
-    'Policy not found (it was just deleted)',
-  );
+  invalidAttribute('POLICY_SETS_POLICY_NOT_FOUND', 'policies', 'Policy not found (it was just deleted)');
 
 const RELATIONSHIP_ORDER: RelationshipName[] = ['policies', 'workspaces', 'projects', 'workspaceExclusions'];
 

@@ -12,12 +12,15 @@ export interface ReferencedIds {
   workspaceExclusions?: readonly string[] | undefined;
 }
 
-/** Where a bad reference is reported: the relationship in a create/update body, or `/data`. */
+/**
+ * The request field a bad reference is reported at: the relationship of a create/update, or the
+ * `ids` of a relationship endpoint.
+ */
 export type PointerFor = (relationship: keyof ReferencedIds) => string;
 
 export const bodyRelationshipPointer: PointerFor = (r) =>
-  `/data/relationships/${r === 'workspaceExclusions' ? 'workspace-exclusions' : r}`;
-export const relationshipEndpointPointer: PointerFor = () => '/data';
+  r === 'workspaceExclusions' ? 'workspace_exclusions' : r;
+export const relationshipEndpointPointer: PointerFor = () => 'ids';
 
 /**
  * Workspaces and projects must exist in the set's organization: one batched admin-orgs call per

@@ -21,7 +21,7 @@ export async function startFakeStorage() {
     implement(
       {
         CreateUploadSession: async (req: storageV1.CreateUploadSessionRequest__Output) => {
-          if (state.down) throw unavailable('STORAGE_DOWN', 'storage is down');
+          if (state.down) throw unavailable('DEPENDENCY_UNAVAILABLE', 'storage is down');
           const token = randomBytes(32).toString('base64url');
           state.sessions.push({ ...req, token });
           return {

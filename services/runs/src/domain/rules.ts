@@ -1,4 +1,4 @@
-import { AppError, invalidAttribute, notFound } from '@policyhub/errors';
+import { AppError, type CodeOf, invalidAttribute, notFound } from '@policyhub/errors';
 import { type Permission, type Principal, hasPermission } from '@policyhub/permissions';
 
 /**
@@ -20,7 +20,7 @@ export function requirePermission(
   principal: Principal | undefined,
   organization: string,
   permission: Permission,
-  code = 'NOT_FOUND',
+  code: CodeOf<'not_found'> = 'NOT_FOUND',
   organizationId?: string | null,
 ): void {
   // organizationId: the id recorded on the data; a re-created organization of the same name is
@@ -34,12 +34,11 @@ export const OVERRIDE_COMMENT_MAX = 10_000;
 
 /** A comment needs a body with something other than white space in it. */
 export function validateCommentBody(body: string): string {
-  if (body.trim() === '')
-    throw invalidAttribute('RUNS_COMMENT_BODY_BLANK', '/data/attributes/body', "Body can't be blank");
+  if (body.trim() === '') throw invalidAttribute('RUNS_COMMENT_BODY_BLANK', 'body', "Body can't be blank");
   if (body.length > COMMENT_BODY_MAX) {
     throw invalidAttribute(
       'RUNS_COMMENT_BODY_TOO_LONG',
-      '/data/attributes/body',
+      'body',
       `Body is too long (maximum is ${COMMENT_BODY_MAX} characters)`,
     );
   }
@@ -50,7 +49,7 @@ export function validateRunMessage(message: string): string {
   if (message.length > RUN_MESSAGE_MAX) {
     throw invalidAttribute(
       'RUNS_RUN_MESSAGE_TOO_LONG',
-      '/data/attributes/message',
+      'message',
       `Message is too long (maximum is ${RUN_MESSAGE_MAX} characters)`,
     );
   }

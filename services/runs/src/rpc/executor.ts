@@ -60,7 +60,7 @@ async function readPlanStream(
       continue;
     }
     if (message.part !== 'data' || !message.data) {
-      throw invalidAttribute('RUNS_INVALID_STREAM', '/data', 'only the first message may carry run_id');
+      throw invalidAttribute('RUNS_INVALID_STREAM', 'data', 'only the first message may carry run_id');
     }
     size += message.data.length;
     if (size > MAX_PLAN_BYTES) {

@@ -104,9 +104,9 @@ export class ConfigurationVersionWorkflows {
   async openArchive(principal: Principal | undefined, id: string): Promise<AsyncIterable<Buffer>> {
     const version = await this.get(principal, id);
     if (version.status !== CV_STATUS.uploaded || !version.object_key)
-      throw notFound('RUNS_CONFIGURATION_VERSION_NOT_UPLOADED');
+      throw notFound('RUNS_CONFIGURATION_VERSION_ARCHIVE_NOT_FOUND');
     const stream = await this.ctx.streams.openReader(version.object_key);
-    if (!stream) throw notFound('RUNS_CONFIGURATION_VERSION_NOT_UPLOADED');
+    if (!stream) throw notFound('RUNS_CONFIGURATION_VERSION_ARCHIVE_NOT_FOUND');
     return stream;
   }
 }

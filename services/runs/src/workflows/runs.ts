@@ -52,7 +52,7 @@ export class RunWorkflows {
         // Missing and another workspace's look the same: nothing about other workspaces leaks.
         if (!cv || cv.workspace_id !== workspace.id) {
           throw unusableConfigurationVersion(
-            'RUNS_CONFIGURATION_VERSION_NOT_FOUND',
+            'RUNS_CONFIGURATION_VERSION_MISSING',
             `the configuration version ${input.configurationVersionId} does not belong to this workspace`,
           );
         }
@@ -132,11 +132,14 @@ export class RunWorkflows {
 }
 
 /** Upstream's 422 for a run whose configuration version cannot be used, with the reason added. */
-const unusableConfigurationVersion = (code: string, reason: string) =>
+const unusableConfigurationVersion = (
+  code: 'RUNS_CONFIGURATION_VERSION_MISSING' | 'RUNS_CONFIGURATION_VERSION_NOT_UPLOADED',
+  reason: string,
+) =>
   new AppError('invalid', code, [
     {
       title: 'unprocessable entity',
       detail: `${INVALID_RUN_PARAMETERS}: ${reason}`,
-      pointer: '/data/relationships/configuration-version/data/id',
+      field: 'configuration_version.id',
     },
   ]);

@@ -39,7 +39,7 @@ export async function headerThenData<M extends StreamPart>(
       if (next.value.part !== 'data' || !next.value.data) {
         throw invalidAttribute(
           'STORAGE_INVALID_STREAM',
-          '/data',
+          'data',
           `only the first message may carry ${headerField}`,
         );
       }

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { tooLarge, unprocessable } from '@policyhub/errors';
+import { remoteAppError } from '@policyhub/errors';
 import type { FastifyReply } from 'fastify';
 import { type Api, type RouteContext, paramsOf } from '../../route-context.js';
 import { streamUpload } from './stream-upload.js';
@@ -44,9 +44,11 @@ export function registerUploadRoutes(app: Api, ctx: RouteContext): void {
           const { result, bodyFullyRead } = await streamUpload(ctx.clients.storage, token, body);
           closeIfUnread(reply, bodyFullyRead);
           if (!result.ok) {
-            throw result.errorCode === 'STORAGE_ARCHIVE_TOO_LARGE'
-              ? tooLarge(result.errorCode, result.errorMessage)
-              : unprocessable(result.errorCode, result.errorMessage);
+            // Storage's rejection code (a catalog code it names in the upload's result).
+            const tooLarge = result.errorCode === 'STORAGE_ARCHIVE_TOO_LARGE';
+            throw remoteAppError(tooLarge ? 'too_large' : 'invalid', result.errorCode, [
+              { title: tooLarge ? 'payload too large' : 'unprocessable entity', detail: result.errorMessage },
+            ]);
           }
           return reply.status(200).send();
         } catch (err) {
