@@ -166,7 +166,7 @@ describe('admin-orgs against Postgres', () => {
     await service.db.query(`UPDATE organizations SET workspace_limit = 1 WHERE name = 'limit-co'`);
     expect(
       await statusOf(workspaces.CreateWorkspace({ organization: 'limit-co', name: 'two' }, { principal: p })),
-    ).toBe(grpc.status.INVALID_ARGUMENT);
+    ).toBe(grpc.status.RESOURCE_EXHAUSTED);
 
     await workspaces.DeleteWorkspace({ id: ws.id }, { principal: p });
     await orgs.DeleteOrganization({ name: 'limit-co' }, { principal: p });

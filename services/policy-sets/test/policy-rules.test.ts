@@ -8,7 +8,7 @@ const pointerOf = (fn: () => unknown): string | undefined => {
     return undefined;
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return err.items[0]?.pointer;
+    return err.items[0]?.field;
   }
 };
 
@@ -36,11 +36,11 @@ describe('policy rules', () => {
   });
 
   it.each([
-    [{ name: 'bad name' }, '/data/attributes/name'],
-    [{ name: 'p', kind: 'kind_z' }, '/data/attributes/kind'],
-    [{ name: 'p', enforcementLevel: 'mandatory' }, '/data/attributes/enforcement-level'],
-    [{ name: 'p', enforceMode: 'strict' }, '/data/attributes/enforce/0/mode'],
-    [{ name: 'p', query: 'data.x' }, '/data/attributes/query'],
+    [{ name: 'bad name' }, 'name'],
+    [{ name: 'p', kind: 'kind_z' }, 'kind'],
+    [{ name: 'p', enforcementLevel: 'mandatory' }, 'enforcement_level'],
+    [{ name: 'p', enforceMode: 'strict' }, 'enforce[0].mode'],
+    [{ name: 'p', query: 'data.x' }, 'query'],
   ])('rejects %j', (input, pointer) => {
     expect(pointerOf(() => resolveNewPolicy(input))).toBe(pointer);
   });
@@ -52,6 +52,6 @@ describe('policy rules', () => {
       enforcementLevel: 'advisory',
     });
     expect(resolvePolicyUpdate(current, { description: '' }).description).toBeNull();
-    expect(pointerOf(() => resolvePolicyUpdate(current, { kind: 'kind_a' }))).toBe('/data/attributes/kind');
+    expect(pointerOf(() => resolvePolicyUpdate(current, { kind: 'kind_a' }))).toBe('kind');
   });
 });

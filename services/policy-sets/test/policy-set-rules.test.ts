@@ -23,7 +23,7 @@ function pointersOf(fn: () => unknown): string[] {
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     expect(err.kind).toBe('invalid');
-    return err.items.map((i) => i.pointer!);
+    return err.items.map((i) => i.field!);
   }
 }
 
@@ -43,24 +43,24 @@ describe('resolveNewPolicySet', () => {
   });
 
   it.each([
-    [{ name: 'bad name' }, NONE, '/data/attributes/name'],
-    [{ name: '' }, NONE, '/data/attributes/name'],
-    [{ name: 'x'.repeat(129) }, NONE, '/data/attributes/name'],
-    [{ name: 'g', kind: 'kind_c' }, NONE, '/data/attributes/kind'],
-    [{ name: 'g', overridable: true }, NONE, '/data/attributes/overridable'],
-    [{ name: 'g', kind: 'kind_b', agentEnabled: true }, NONE, '/data/attributes/agent-enabled'],
-    [{ name: 'g', policyToolVersion: '0.1.0' }, NONE, '/data/attributes/policy-tool-version'],
-    [{ name: 'g', vcsRepo: { ...VCS, identifier: 'nope' } }, NONE, '/data/attributes/vcs-repo/identifier'],
+    [{ name: 'bad name' }, NONE, 'name'],
+    [{ name: '' }, NONE, 'name'],
+    [{ name: 'x'.repeat(129) }, NONE, 'name'],
+    [{ name: 'g', kind: 'kind_c' }, NONE, 'kind'],
+    [{ name: 'g', overridable: true }, NONE, 'overridable'],
+    [{ name: 'g', kind: 'kind_b', agentEnabled: true }, NONE, 'agent_enabled'],
+    [{ name: 'g', policyToolVersion: '0.1.0' }, NONE, 'policy_tool_version'],
+    [{ name: 'g', vcsRepo: { ...VCS, identifier: 'nope' } }, NONE, 'vcs_repo.identifier'],
     [
       { name: 'g', vcsRepo: { ...VCS, githubAppInstallationId: 'gh' } },
       NONE,
-      '/data/attributes/vcs-repo/github-app-installation-id',
+      'vcs_repo.github_app_installation_id',
     ],
-    [{ name: 'g', vcsRepo: { ...VCS, oauthTokenId: '' } }, NONE, '/data/attributes/vcs-repo/oauth-token-id'],
-    [{ name: 'g', vcsRepo: VCS }, { policyCount: 1 }, '/data/attributes/vcs-repo'],
-    [{ name: 'g', policiesPath: 'x' }, NONE, '/data/attributes/policies-path'],
-    [{ name: 'g', global: true }, { policyCount: 0, workspaces: ['ws-1'] }, '/data/relationships/workspaces'],
-    [{ name: 'g', global: true }, { policyCount: 0, projects: ['prj-1'] }, '/data/relationships/projects'],
+    [{ name: 'g', vcsRepo: { ...VCS, oauthTokenId: '' } }, NONE, 'vcs_repo.oauth_token_id'],
+    [{ name: 'g', vcsRepo: VCS }, { policyCount: 1 }, 'vcs_repo'],
+    [{ name: 'g', policiesPath: 'x' }, NONE, 'policies_path'],
+    [{ name: 'g', global: true }, { policyCount: 0, workspaces: ['ws-1'] }, 'workspaces'],
+    [{ name: 'g', global: true }, { policyCount: 0, projects: ['prj-1'] }, 'projects'],
   ])('rejects %j (%j) at one pointer', (input, facts, pointer) => {
     expect(pointersOf(() => resolveNewPolicySet(input, facts))).toEqual([pointer]);
   });
@@ -106,7 +106,7 @@ describe('resolvePolicySetUpdate', () => {
     });
     expect(
       pointersOf(() => resolvePolicySetUpdate(agentSet, { agentEnabled: false, overridable: true }, NONE)),
-    ).toEqual(['/data/attributes/overridable']);
+    ).toEqual(['overridable']);
   });
 
   it('treats an empty tool version as not given', () => {
@@ -125,12 +125,12 @@ describe('resolvePolicySetUpdate', () => {
 
   it('refuses a kind change and checks the resulting state', () => {
     expect(pointersOf(() => resolvePolicySetUpdate(agentSet, { kind: 'kind_b' }, NONE))).toEqual([
-      '/data/attributes/kind',
+      'kind',
     ]);
     expect(pointersOf(() => resolvePolicySetUpdate(agentSet, { kind: 'kind_a' }, NONE))).toEqual([]);
     const plain = resolveNewPolicySet({ name: 'p' }, NONE);
     expect(pointersOf(() => resolvePolicySetUpdate(plain, { vcsRepo: VCS }, { policyCount: 2 }))).toEqual([
-      '/data/attributes/vcs-repo',
+      'vcs_repo',
     ]);
   });
 });

@@ -59,7 +59,7 @@ describe('runs service: comments', () => {
     for (const body of ['', '  \n\t ']) {
       const res = await rejection(h.comments.CreateComment({ runId, body }, owner('acme')));
       expect(res).toMatchObject({ status: grpc.status.INVALID_ARGUMENT, code: 'RUNS_COMMENT_BODY_BLANK' });
-      expect(res.items[0]).toMatchObject({ pointer: '/data/attributes/body', detail: "Body can't be blank" });
+      expect(res.items[0]).toMatchObject({ field: 'body', detail: "Body can't be blank" });
     }
     const { run } = await h.runs.GetRun({ id: runId }, owner('acme'));
     expect(run!.commentIds).toHaveLength(1);

@@ -552,7 +552,7 @@ describe('objects by key', () => {
       'STORAGE_INVALID_KEY',
     );
     expect((await remote(storage.putObject(key, randomBytes(65 * 1024)))).status).toBe(
-      grpc.status.OUT_OF_RANGE,
+      grpc.status.RESOURCE_EXHAUSTED,
     );
   });
 });

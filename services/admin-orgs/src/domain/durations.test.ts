@@ -43,7 +43,7 @@ describe('parseDuration', () => {
 });
 
 describe('requireDuration', () => {
-  const check = (value: string) => () => requireDuration(value, 'apply-timeout', 'Apply timeout');
+  const check = (value: string) => () => requireDuration(value, 'apply_timeout', 'Apply timeout');
 
   it('accepts positive durations', () => {
     expect(check('2h')).not.toThrow();
