@@ -83,7 +83,11 @@ const sources = (dir: string): string[] =>
     return p.endsWith('.ts') && !p.endsWith('.test.ts') ? [p] : [];
   });
 const serviceSources = readdirSync(join(root, 'services')).flatMap((s) =>
-  sources(join(root, 'services', s, 'src')).map((p) => ({ service: s, path: p, text: readFileSync(p, 'utf8') })),
+  sources(join(root, 'services', s, 'src')).map((p) => ({
+    service: s,
+    path: p,
+    text: readFileSync(p, 'utf8'),
+  })),
 );
 /** A string starting with a service's code prefix, and what follows it (a quote, or `${` in a template). */
 const CODE_LITERAL = /['"`]((?:ADMIN_ORGS|POLICY_SETS|RUNS|STORAGE|GATEWAY)_[A-Z0-9_]*)(['"`]|\$\{)/g;

@@ -124,9 +124,7 @@ describe('resolvePolicySetUpdate', () => {
   });
 
   it('refuses a kind change and checks the resulting state', () => {
-    expect(pointersOf(() => resolvePolicySetUpdate(agentSet, { kind: 'kind_b' }, NONE))).toEqual([
-      'kind',
-    ]);
+    expect(pointersOf(() => resolvePolicySetUpdate(agentSet, { kind: 'kind_b' }, NONE))).toEqual(['kind']);
     expect(pointersOf(() => resolvePolicySetUpdate(agentSet, { kind: 'kind_a' }, NONE))).toEqual([]);
     const plain = resolveNewPolicySet({ name: 'p' }, NONE);
     expect(pointersOf(() => resolvePolicySetUpdate(plain, { vcsRepo: VCS }, { policyCount: 2 }))).toEqual([
