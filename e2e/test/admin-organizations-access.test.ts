@@ -4,7 +4,7 @@ import { adminUpdate, idsOf } from './support/admin-organizations.js';
 import { createMember, createOrganization, createWorkspace, uniqueName } from './support/fixtures.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
-const NOT_FOUND = { errors: [{ status: '404', title: 'not found' }] };
+const NOT_FOUND = { errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] };
 
 type AdminRequest = readonly [method: string, path: string, body: unknown];
 
@@ -57,7 +57,7 @@ describe('admin organizations: access, disabled organizations, workspace limit, 
     for (const request of adminRequests(org.name)) {
       const res = await send(t.anonymous, request);
       expect(res.status, `${request[0]} ${request[1]}`).toBe(401);
-      expect(res.body).toEqual({ errors: [{ status: '401', title: 'unauthorized' }] });
+      expect(res.body).toEqual({ errors: [{ status: '401', code: 'UNAUTHORIZED', title: 'unauthorized' }] });
     }
     expect((await t.client('not-a-token').get('/api/v2/admin/organizations')).status).toBe(401);
   });

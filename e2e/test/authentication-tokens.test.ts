@@ -164,7 +164,7 @@ describe('token management', () => {
     ];
     for (const res of denied) {
       expect(res.status, res.text).toBe(404);
-      expect(res.body).toEqual({ errors: [{ status: '404', title: 'not found' }] });
+      expect(res.body).toEqual({ errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] });
     }
     expect((await account(t.client(victim.token))).status).toBe(200);
     expect((await t.admin.get(`/users/${user.id}/authentication-tokens`)).status).toBe(200);
@@ -184,7 +184,7 @@ describe('token management', () => {
       expect(del.text).toBe('');
       const after = await account(t.client(revoked.token));
       expect(after.status, who).toBe(401);
-      expect(after.body).toEqual({ errors: [{ status: '401', title: 'unauthorized' }] });
+      expect(after.body).toEqual({ errors: [{ status: '401', code: 'UNAUTHORIZED', title: 'unauthorized' }] });
       expect((await user.api.get(`/authentication-tokens/${revoked.id}`)).status).toBe(404);
       expect((await api().delete(`/authentication-tokens/${revoked.id}`)).status).toBe(404);
     }

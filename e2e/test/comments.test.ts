@@ -19,8 +19,8 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const NOT_FOUND = { errors: [{ status: '404', title: 'not found' }] };
-const UNAUTHORIZED = { errors: [{ status: '401', title: 'unauthorized' }] };
+const NOT_FOUND = { errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] };
+const UNAUTHORIZED = { errors: [{ status: '401', code: 'UNAUTHORIZED', title: 'unauthorized' }] };
 const commentBody = (body: unknown, type = 'comments') => ({ data: { type, attributes: { body } } });
 
 describe('comments: create, show, list', () => {
@@ -134,6 +134,7 @@ describe('comments: errors', () => {
       expect(res.status, JSON.stringify(attributes)).toBe(422);
       expect(res.body.errors[0]).toEqual({
         status: '422',
+        code: 'RUNS_COMMENT_BODY_BLANK',
         title: 'invalid attribute',
         detail: "Body can't be blank",
         source: { pointer: '/data/attributes/body' },

@@ -222,7 +222,7 @@ describe('configuration versions', () => {
     expect((await reader.api.get(`/workspaces/${ws.id}/configuration-versions`)).status).toBe(200);
     const denied = await reader.api.post(`/workspaces/${ws.id}/configuration-versions`);
     expect(denied.status).toBe(404);
-    expect(denied.body).toEqual({ errors: [{ status: '404', title: 'not found' }] });
+    expect(denied.body).toEqual({ errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] });
     expect((await manager.api.get(`/configuration-versions/${cv.id}`)).status).toBe(404);
     expect((await outsider.owner.api.get(`/configuration-versions/${cv.id}`)).status).toBe(404);
     expect((await outsider.owner.api.get(`/configuration-versions/${cv.id}/download`)).status).toBe(404);

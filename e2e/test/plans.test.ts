@@ -238,7 +238,7 @@ describe('PUT /plans/:id/json-output', () => {
     for (const api of [reader.api, outsider.owner.api]) {
       const denied = await putPlan(api, planId, planJson(['aws_instance']));
       expect(denied.status).toBe(404);
-      expect(denied.body).toEqual({ errors: [{ status: '404', title: 'not found' }] });
+      expect(denied.body).toEqual({ errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] });
     }
     expect((await outsider.owner.api.get(`/plans/${planId}`)).status).toBe(404);
     expect((await t.anonymous.request('PUT', `/plans/${planId}/json-output`, '{}')).status).toBe(401);

@@ -18,7 +18,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const NOT_FOUND = { errors: [{ status: '404', title: 'not found' }] };
+const NOT_FOUND = { errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] };
 
 /** What these tests read of a JSON:API resource object. */
 type Resource = { id: string; type: string; attributes: Record<string, unknown> };

@@ -24,7 +24,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const NOT_FOUND = { errors: [{ status: '404', title: 'not found' }] };
+const NOT_FOUND = { errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] };
 
 /** A run whose plan finished on a workspace guarded by these policies: one queued check. */
 async function runWithCheck(
@@ -249,7 +249,12 @@ describe('policy checks: override', () => {
       expect(res.status).toBe(409);
       expect(res.body).toEqual({
         errors: [
-          { status: '409', title: 'conflict', detail: 'The policy check is not in an overridable state.' },
+          {
+            status: '409',
+            code: 'RUNS_POLICY_CHECK_NOT_OVERRIDABLE',
+            title: 'conflict',
+            detail: 'The policy check is not in an overridable state.',
+          },
         ],
       });
     }

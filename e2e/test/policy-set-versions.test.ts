@@ -197,7 +197,7 @@ describe('policy set versions: which sets take them, and who may', () => {
     const manager = await createMember(t, org, ['manage-policies']);
     expect((await manager.api.get(`/policy-set-versions/${version.id}`)).status).toBe(200);
     expect((await api.get('/policy-set-versions/polsetver-0000000000000000')).body).toEqual({
-      errors: [{ status: '404', title: 'not found' }],
+      errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }],
     });
     expect((await createVersion('polset-0000000000000000')).status).toBe(404);
     expect((await t.anonymous.get(`/policy-set-versions/${version.id}`)).status).toBe(401);

@@ -21,8 +21,8 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const NOT_FOUND = { errors: [{ status: '404', title: 'not found' }] };
-const UNAUTHORIZED = { errors: [{ status: '401', title: 'unauthorized' }] };
+const NOT_FOUND = { errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] };
+const UNAUTHORIZED = { errors: [{ status: '401', code: 'UNAUTHORIZED', title: 'unauthorized' }] };
 const RELATIONSHIPS = ['policies', 'projects', 'workspaces', 'workspace-exclusions'];
 
 /** Every policy set endpoint, with a valid body where one is needed (and a malformed variant). */

@@ -17,7 +17,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const NOT_FOUND = { errors: [{ status: '404', title: 'not found' }] };
+const NOT_FOUND = { errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] };
 const runBody = (
   workspaceId: string | undefined,
   attributes: Record<string, unknown> = {},

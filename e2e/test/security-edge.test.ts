@@ -108,7 +108,12 @@ describe('a flood of random tokens', () => {
       429,
       {
         errors: [
-          { detail: "You have exceeded the API's rate limit.", status: '429', title: 'Too many requests' },
+          {
+            detail: "You have exceeded the API's rate limit.",
+            status: '429',
+            code: 'GATEWAY_RATE_LIMITED',
+            title: 'Too many requests',
+          },
         ],
       },
     ]);

@@ -286,7 +286,14 @@ describe('malformed HTTP framing', () => {
       expect(head, label).toMatch(/^HTTP\/1\.1 400 /);
       expect(head, label).toMatch(/content-type: application\/vnd\.api\+json/i);
       expect(JSON.parse(payload!), label).toEqual({
-        errors: [{ status: '400', title: 'bad request', detail: expect.any(String) }],
+        errors: [
+          {
+            status: '400',
+            code: expect.stringMatching(/^GATEWAY_(MALFORMED_REQUEST|INVALID_CONTENT_LENGTH)$/),
+            title: 'bad request',
+            detail: expect.any(String),
+          },
+        ],
       });
       await probe.settle();
       expect(DatabaseProbe.changedTables(before, await probe.snapshot()), label).toEqual([]);

@@ -16,8 +16,8 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const NOT_FOUND = { errors: [{ status: '404', title: 'not found' }] };
-const UNAUTHORIZED = { errors: [{ status: '401', title: 'unauthorized' }] };
+const NOT_FOUND = { errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] };
+const UNAUTHORIZED = { errors: [{ status: '401', code: 'UNAUTHORIZED', title: 'unauthorized' }] };
 
 describe('the HTTP edge', () => {
   it('answers ping with or without the /api/v2 prefix (also doubled) and without a token', async () => {

@@ -197,7 +197,7 @@ describe('upload URLs', () => {
     for (const token of [randomBytes(32).toString('base64url'), 'nope', '%2e%2e%2f%2e%2e']) {
       const put = await putArchive(`${t.system.baseUrl}/api/v2/uploads/${token}`, await policyArchive());
       expect(put.status).toBe(404);
-      expect(put.body).toEqual({ errors: [{ status: '404', title: 'not found' }] });
+      expect(put.body).toEqual({ errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] });
     }
   });
 
@@ -293,6 +293,7 @@ describe('uploads for disabled or deleted organizations and sets (issue 11)', ()
       expect(put.body.errors).toEqual([
         {
           status: '409',
+          code: 'STORAGE_UPLOAD_ORGANIZATION_DISABLED',
           title: 'conflict',
           detail: expect.stringMatching(/organization of this upload is disabled; nothing was stored/),
         },

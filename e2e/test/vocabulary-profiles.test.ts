@@ -128,6 +128,7 @@ describe.each(['spec', 'tfe'] as const)('API_VOCABULARY=%s', (profile) => {
       expect(bad.body.errors).toEqual([
         {
           status: '422',
+          code: 'POLICY_SETS_INVALID_KIND',
           title: 'invalid attribute',
           detail: `Kind must be ${names.kinds.kind_a} or ${names.kinds.kind_b}`,
           source: { pointer: '/data/attributes/kind' },

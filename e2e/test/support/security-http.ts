@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { ApiClient, ApiResponse } from './api.js';
 import { concretePath, type Endpoint, type PreparedCall } from './route-catalog.js';
 
-export const UNAUTHORIZED = { errors: [{ status: '401', title: 'unauthorized' }] };
-export const NOT_FOUND = { errors: [{ status: '404', title: 'not found' }] };
+export const UNAUTHORIZED = { errors: [{ status: '401', code: 'UNAUTHORIZED', title: 'unauthorized' }] };
+export const NOT_FOUND = { errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] };
 
 /**
  * Makes the prepared call as `client`'s user, exactly as a client would (JSON:API or raw bytes),
