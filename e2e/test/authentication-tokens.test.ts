@@ -184,7 +184,9 @@ describe('token management', () => {
       expect(del.text).toBe('');
       const after = await account(t.client(revoked.token));
       expect(after.status, who).toBe(401);
-      expect(after.body).toEqual({ errors: [{ status: '401', code: 'UNAUTHORIZED', title: 'unauthorized' }] });
+      expect(after.body).toEqual({
+        errors: [{ status: '401', code: 'UNAUTHORIZED', title: 'unauthorized' }],
+      });
       expect((await user.api.get(`/authentication-tokens/${revoked.id}`)).status).toBe(404);
       expect((await api().delete(`/authentication-tokens/${revoked.id}`)).status).toBe(404);
     }

@@ -159,7 +159,10 @@ describe('creating versions', () => {
     const err = await remote(
       versions.CreatePolicySetVersion({ policySetId: set.id }, { principal: managerOf(FREE) }),
     );
-    expect(err).toMatchObject({ status: grpc.status.RESOURCE_EXHAUSTED, code: 'POLICY_SETS_FREE_TIER_LIMIT' });
+    expect(err).toMatchObject({
+      status: grpc.status.RESOURCE_EXHAUSTED,
+      code: 'POLICY_SETS_FREE_TIER_LIMIT',
+    });
   });
 
   it('hides sets and versions from callers without manage-policies', async () => {
