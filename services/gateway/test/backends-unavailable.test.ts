@@ -59,6 +59,7 @@ describe('backends that cannot be reached', () => {
         errors: [
           {
             status: '503',
+            code: 'GATEWAY_SERVICE_UNAVAILABLE',
             title: 'service unavailable',
             detail: 'a PolicyHub service is unavailable; try again shortly',
           },

@@ -64,7 +64,9 @@ describe('the gateway metrics', () => {
         headers: { authorization: `Bearer ${TOKEN}-${i}` },
       });
       expect(authenticated.statusCode, path).toBe(404);
-      expect(authenticated.json()).toEqual({ errors: [{ status: '404', title: 'not found' }] });
+      expect(authenticated.json()).toEqual({
+        errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }],
+      });
       for (const res of [anonymous, authenticated]) expect(res.body, path).not.toContain('policyhub_');
     }
   });

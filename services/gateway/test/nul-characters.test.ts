@@ -65,6 +65,7 @@ describe('the edge refuses NUL characters and bad URLs before any service sees t
       errors: [
         {
           status: '422',
+          code: 'GATEWAY_NUL_CHARACTER',
           title: 'invalid attribute',
           detail: 'must not contain the NUL character (\\u0000)',
           source: { pointer: '/data/attributes/email' },
@@ -88,7 +89,7 @@ describe('the edge refuses NUL characters and bad URLs before any service sees t
   it('a path parameter holding NUL is a 404 (after authentication), a query value a 422', async () => {
     const path = await app.inject({ method: 'GET', url: '/api/v2/organizations/acme%00', headers: auth });
     expect(path.statusCode).toBe(404);
-    expect(path.json()).toEqual({ errors: [{ status: '404', title: 'not found' }] });
+    expect(path.json()).toEqual({ errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] });
     const anonymous = await app.inject({ method: 'GET', url: '/api/v2/organizations/acme%00' });
     expect(anonymous.statusCode).toBe(401);
     const query = await app.inject({ method: 'GET', url: '/api/v2/organizations/acme?q=%00', headers: auth });
@@ -102,7 +103,14 @@ describe('the edge refuses NUL characters and bad URLs before any service sees t
     expect(bad.statusCode).toBe(400);
     expect(bad.headers['content-type']).toContain('application/vnd.api+json');
     expect(bad.json()).toEqual({
-      errors: [{ status: '400', title: 'bad request', detail: 'the URL is not validly percent-encoded' }],
+      errors: [
+        {
+          status: '400',
+          code: 'GATEWAY_INVALID_URL',
+          title: 'bad request',
+          detail: 'the URL is not validly percent-encoded',
+        },
+      ],
     });
     const long = await app.inject({
       method: 'GET',
@@ -111,7 +119,14 @@ describe('the edge refuses NUL characters and bad URLs before any service sees t
     });
     expect(long.statusCode).toBe(414);
     expect(long.json()).toEqual({
-      errors: [{ status: '414', title: 'uri too long', detail: 'a path segment of the URL is too long' }],
+      errors: [
+        {
+          status: '414',
+          code: 'GATEWAY_URI_TOO_LONG',
+          title: 'uri too long',
+          detail: 'a path segment of the URL is too long',
+        },
+      ],
     });
     expect(long.body).not.toContain('aaaa');
   });

@@ -14,7 +14,14 @@ import { createRedis } from '../src/redis/create-redis.js';
 import { connectRedis, isolatedPrefix, SKIP_REDIS } from './support/redis.js';
 
 const RATE_LIMITED = {
-  errors: [{ detail: "You have exceeded the API's rate limit.", status: '429', title: 'Too many requests' }],
+  errors: [
+    {
+      detail: "You have exceeded the API's rate limit.",
+      status: '429',
+      code: 'GATEWAY_RATE_LIMITED',
+      title: 'Too many requests',
+    },
+  ],
 };
 const logger = createLogger('gateway-test', 'silent');
 /** Long enough that a test can never straddle two windows, so counts alone decide. */

@@ -13,8 +13,8 @@ const problem = (text: string) => {
   try {
     validate(text);
   } catch (err) {
-    const e = err as { code: string; items: Array<{ pointer: string; detail: string }> };
-    return { code: e.code, pointer: e.items[0]!.pointer, detail: e.items[0]!.detail };
+    const e = err as { code: string; items: Array<{ field: string; detail: string }> };
+    return { code: e.code, pointer: e.items[0]!.field, detail: e.items[0]!.detail };
   }
   throw new Error('expected a problem');
 };
