@@ -62,7 +62,7 @@ describe('in-process calls', () => {
                 principal: ctx.principal?.username,
                 assertion: ctx.metadata.get(ASSERTION_METADATA_KEY).length,
               });
-              if (req.token === 'missing') throw notFound('ADMIN_ORGS_TOKEN_NOT_FOUND');
+              if (req.token === 'missing') throw notFound('RUNS_RUN_NOT_FOUND');
               // `extra` is not in the contract; memberships is left out.
               return { userId: 'u', username: 'u', isSiteAdmin: false, extra: 'not in the proto' };
             },
