@@ -239,7 +239,9 @@ describe('admin-orgs against Postgres', () => {
       ),
     );
     expect(statuses.filter((s) => s === grpc.status.OK)).toHaveLength(3);
-    expect(statuses.filter((s) => s !== grpc.status.OK)).toEqual(Array(9).fill(grpc.status.RESOURCE_EXHAUSTED));
+    expect(statuses.filter((s) => s !== grpc.status.OK)).toEqual(
+      Array(9).fill(grpc.status.RESOURCE_EXHAUSTED),
+    );
     const listed = await workspaces.ListWorkspaces({ organization: 'race-co' }, { principal: p });
     expect(listed.page?.totalCount).toBe(3);
   });
