@@ -22,6 +22,7 @@ export const ERROR_CATALOG = {
   GATEWAY_INVALID_INCLUDE: 'bad_request',
   GATEWAY_INVALID_PAGE: 'invalid',
   GATEWAY_INVALID_BODY: 'invalid',
+  GATEWAY_INVALID_PARAMETER: 'bad_request',
   GATEWAY_INVALID_FILTER: 'invalid',
   GATEWAY_NUL_CHARACTER: 'invalid',
   GATEWAY_RATE_LIMITED: 'rate_limited',
@@ -57,6 +58,10 @@ export const ERROR_CATALOG = {
   ADMIN_ORGS_CONSUMER_NOT_FOUND: 'invalid',
   ADMIN_ORGS_SELF_CONSUMER: 'invalid',
   ADMIN_ORGS_PARTNERSHIPS_EMPTY: 'invalid',
+  ADMIN_ORGS_INVALID_TEAM_VISIBILITY: 'invalid',
+  ADMIN_ORGS_OWNERS_TEAM: 'invalid',
+  ADMIN_ORGS_LAST_OWNER: 'invalid',
+  ADMIN_ORGS_DELETE_SELF: 'invalid',
   // runs
   RUNS_WORKSPACE_NOT_FOUND: 'not_found',
   RUNS_RUN_NOT_FOUND: 'not_found',

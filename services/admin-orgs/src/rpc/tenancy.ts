@@ -172,7 +172,7 @@ function readVisibility(value: string): TeamRow['visibility'] {
   if ((TEAM_VISIBILITIES as readonly string[]).includes(value)) return value as TeamRow['visibility'];
   throw invalidAttribute(
     'ADMIN_ORGS_INVALID_TEAM_VISIBILITY',
-    '/data/attributes/visibility',
+    'visibility',
     'Visibility must be secret or organization',
   );
 }
