@@ -28,13 +28,17 @@ export class FilesystemObjectStore implements ObjectStore {
     const tmpDir = join(this.root, TMP_DIR);
     await mkdir(tmpDir, { recursive: true });
     const tmp = join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
+    const file = createWriteStream(tmp, { flags: 'wx', mode: 0o600 });
     try {
-      await pipeline(body, exactSize(key, size), createWriteStream(tmp, { flags: 'wx', mode: 0o600 }));
+      await pipeline(body, exactSize(key, size), file);
       const handle = await open(tmp, 'r');
       await handle.sync().finally(() => handle.close());
       await mkdir(dirname(target), { recursive: true });
       await rename(tmp, target);
     } catch (err) {
+      // pipeline() rejects as soon as one stream fails, possibly while the file stream is still
+      // opening its file: wait for it to close, or the file would appear after the rm below.
+      if (!file.closed) await new Promise<void>((done) => file.once('close', () => done()));
       await rm(tmp, { force: true });
       throw err;
     }
