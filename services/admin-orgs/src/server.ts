@@ -4,7 +4,10 @@ import { implement } from '@policyhub/grpc-runtime';
 import type { ServiceDeps } from '@policyhub/service-kit';
 import { adminOrganizationHandlers } from './rpc/admin-organizations.js';
 import { identityHandlers } from './rpc/identity.js';
-import { organizationHandlers, projectHandlers, teamHandlers, workspaceHandlers } from './rpc/tenancy.js';
+import { organizationHandlers } from './rpc/organizations.js';
+import { projectHandlers } from './rpc/projects.js';
+import { teamHandlers } from './rpc/teams.js';
+import { workspaceHandlers } from './rpc/workspaces.js';
 
 /** Adds every admin-orgs gRPC service to an unbound server (tests bind it on port 0). */
 export function registerAdminOrgs(server: grpc.Server, deps: ServiceDeps): void {

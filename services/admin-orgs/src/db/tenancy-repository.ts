@@ -179,6 +179,13 @@ export class TenancyRepository {
     return (rowCount ?? 0) > 0;
   }
 
+  /** The ids among `ids` that name no user, in the order given. */
+  async missingUsers(ids: readonly string[]): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>('SELECT id FROM users WHERE id = ANY($1)', [ids]);
+    const found = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => !found.has(id));
+  }
+
   /** Locks a team's row until the transaction ends (member changes that check what remains). */
   async lockTeam(id: string): Promise<void> {
     await this.db.query('SELECT 1 FROM teams WHERE id = $1 FOR UPDATE', [id]);

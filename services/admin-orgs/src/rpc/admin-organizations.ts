@@ -22,7 +22,7 @@ import {
 import { requireSiteAdmin } from '../domain/rules.js';
 import { enqueueSharingChanged } from '../events/sharing-changed.js';
 import { toOrganization } from './mappers.js';
-import { deleteOrganization } from './tenancy.js';
+import { deleteOrganization } from './organizations.js';
 
 export interface AdminOrganizationDeps {
   db: Db;
