@@ -6,6 +6,7 @@ import {
   createWorkspace,
   uniqueName,
 } from './support/fixtures.js';
+import { NOT_FOUND } from './support/security-http.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 let t: TestSystem;
@@ -15,8 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.stop();
 });
-
-const NOT_FOUND = { errors: [{ status: '404', title: 'not found' }] };
 
 describe('users (site admin)', () => {
   it('lists users a page at a time, by username or email search and admin filter; 404 for others', async () => {
