@@ -15,7 +15,7 @@ export interface BenchConfig {
   searchRequests: number;
   /** Include the distributed processes (five processes, real gRPC, Kafka). */
   distributed: boolean;
-  /** BENCH_SCENARIOS (comma-separated: point, list, search, upload): run only these; all when unset. */
+  /** BENCH_SCENARIOS (comma-separated: point, list, search, write, upload): run only these; all when unset. */
   scenarios: ReadonlySet<string> | undefined;
 }
 

@@ -19,6 +19,9 @@ export interface LoadResult {
 export interface LoadOptions {
   url: string;
   headers?: Record<string, string>;
+  /** GET unless given; `body` is sent as is (set `content-type` in `headers`). */
+  method?: 'GET' | 'PATCH' | 'POST' | 'PUT' | 'DELETE';
+  body?: string;
   connections?: number;
   /** Seconds; bounded so a run always ends. */
   duration: number;
@@ -87,6 +90,8 @@ export async function load(name: string, options: LoadOptions): Promise<LoadResu
   const instance = autocannon({
     url: options.url,
     headers: options.headers ?? {},
+    method: options.method ?? 'GET',
+    ...(options.body !== undefined ? { body: options.body } : {}),
     connections: options.connections ?? 32,
     duration: Math.min(options.duration, 60),
   });

@@ -7,6 +7,7 @@ import { listScenario } from './scenarios/list.js';
 import { orgSearchScenario } from './scenarios/org-search.js';
 import { pointReadScenario } from './scenarios/point-read.js';
 import { uploadScenario } from './scenarios/upload.js';
+import { writeScenario } from './scenarios/write.js';
 import { startEmbeddedSystem } from './system.js';
 
 const goal = (g: string, target: string, measured: string, met: boolean | null): Goal => ({
@@ -86,6 +87,7 @@ export async function runBench(
         ),
       );
     }
+    if (runs('write')) add((await writeScenario(embedded, cfg)).section);
     if (runs('upload')) {
       const upload = await uploadScenario(embedded, cfg);
       add(upload.section);
