@@ -59,3 +59,18 @@ export function sendNoContent(reply: FastifyReply) {
 export function pageDocument(ctx: RouteContext, request: FastifyRequest, page: PageInfo) {
   return paginationDocument(page, ctx.baseUrl(request), request.url.split('?')[0]!, queryOf(request));
 }
+
+/**
+ * Reads the body of a write whose service call is itself refused (NOT_FOUND) when the caller may
+ * not see the target. `seen` (the target's `Get*`) is asked only when the body is bad, so an
+ * invisible or unknown target is still a 404 before any 422, and a good body costs no extra
+ * round trip: the write checks visibility before anything else with the same error `Get*` gives.
+ */
+export async function readBodyOfVisible<T>(read: () => T, seen: () => Promise<unknown>): Promise<T> {
+  try {
+    return read();
+  } catch (err) {
+    await seen();
+    throw err;
+  }
+}

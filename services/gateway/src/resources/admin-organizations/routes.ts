@@ -10,6 +10,7 @@ import {
   type Query,
   type RouteContext,
   as,
+  readBodyOfVisible,
   paramsOf,
   queryOf,
   sendDocument,
@@ -165,9 +166,11 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
     },
     async (request, reply) => {
       const { name } = paramsOf<'name'>(request);
-      // An unknown organization is a 404 even with a bad body.
-      await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
-      const update = readAdminOrganizationUpdate(validBody(request), name);
+      // An unknown organization is a 404 even with a bad body (looked up only when the body is bad).
+      const update = await readBodyOfVisible(
+        () => readAdminOrganizationUpdate(validBody(request), name),
+        () => clients.adminOrganizations.GetAdminOrganization({ name }, as(request)),
+      );
       const org = await clients.adminOrganizations.UpdateAdminOrganization(update, as(request));
       return sendDocument(reply, 200, { data: serializeAdminOrganization(org) });
     },
@@ -230,8 +233,10 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
     },
     async (request, reply) => {
       const { name } = paramsOf<'name'>(request);
-      await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
-      const consumers = readIdentifierList(validBody(request), 'organizations');
+      const consumers = await readBodyOfVisible(
+        () => readIdentifierList(validBody(request), 'organizations'),
+        () => clients.adminOrganizations.GetAdminOrganization({ name }, as(request)),
+      );
       await clients.adminOrganizations.UpdateModuleConsumers({ name, consumers }, as(request));
       return sendNoContent(reply);
     },
@@ -250,11 +255,11 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
     },
     async (request, reply) => {
       const { name } = paramsOf<'name'>(request);
-      await clients.adminOrganizations.GetAdminOrganization({ name }, as(request));
-      await clients.adminOrganizations.UpdateRegistryPartnerships(
-        readRegistryPartnerships(validBody(request), name),
-        as(request),
+      const partnerships = await readBodyOfVisible(
+        () => readRegistryPartnerships(validBody(request), name),
+        () => clients.adminOrganizations.GetAdminOrganization({ name }, as(request)),
       );
+      await clients.adminOrganizations.UpdateRegistryPartnerships(partnerships, as(request));
       return sendNoContent(reply);
     },
   );

@@ -5,6 +5,7 @@ import {
   type Api,
   type RouteContext,
   as,
+  readBodyOfVisible,
   paramsOf,
   queryOf,
   sendDocument,
@@ -109,12 +110,17 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const { name } = paramsOf<'name'>(request);
-      // Look the organization up first: an unknown one is a 404 even with a bad body.
-      await clients.organizations.GetOrganization({ name }, as(request));
-      const doc = new RequestDocument(validBody(request), 'organizations');
-      const newName = doc.string('name', { maxLength: 200 });
-      const email = doc.string('email', { maxLength: 254 });
-      doc.done();
+      // An unknown organization is a 404 even with a bad body (looked up only when the body is bad).
+      const { newName, email } = await readBodyOfVisible(
+        () => {
+          const doc = new RequestDocument(validBody(request), 'organizations');
+          const newName = doc.string('name', { maxLength: 200 });
+          const email = doc.string('email', { maxLength: 254 });
+          doc.done();
+          return { newName, email };
+        },
+        () => clients.organizations.GetOrganization({ name }, as(request)),
+      );
       const org = await clients.organizations.UpdateOrganization({ name, newName, email }, as(request));
       return sendDocument(reply, 200, { data: serializeOrganization(org) });
     },

@@ -5,6 +5,7 @@ import {
   type Api,
   type RouteContext,
   as,
+  readBodyOfVisible,
   paramsOf,
   queryOf,
   sendDocument,
@@ -117,11 +118,16 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const { id } = paramsOf<'id'>(request);
-      await clients.projects.GetProject({ id }, as(request));
-      const doc = new RequestDocument(validBody(request), 'projects');
-      const name = doc.string('name', { maxLength: 200 });
-      const description = doc.nullableString('description', { maxLength: 1000 });
-      doc.done();
+      const { name, description } = await readBodyOfVisible(
+        () => {
+          const doc = new RequestDocument(validBody(request), 'projects');
+          const name = doc.string('name', { maxLength: 200 });
+          const description = doc.nullableString('description', { maxLength: 1000 });
+          doc.done();
+          return { name, description };
+        },
+        () => clients.projects.GetProject({ id }, as(request)),
+      );
       const project = await clients.projects.UpdateProject(
         { id, name, description: description === null ? '' : description },
         as(request),

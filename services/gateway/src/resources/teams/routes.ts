@@ -9,6 +9,7 @@ import {
   type Api,
   type RouteContext,
   as,
+  readBodyOfVisible,
   pageDocument,
   paramsOf,
   queryOf,
@@ -195,8 +196,10 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const teamId = paramsOf<'id'>(request).id;
-      await clients.teams.GetTeam({ id: teamId }, as(request));
-      const userIds = readIdentifierList(validBody(request), 'users');
+      const userIds = await readBodyOfVisible(
+        () => readIdentifierList(validBody(request), 'users'),
+        () => clients.teams.GetTeam({ id: teamId }, as(request)),
+      );
       await clients.teams.AddTeamMembers({ teamId, userIds }, as(request));
       return sendNoContent(reply);
     },
@@ -216,8 +219,10 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const teamId = paramsOf<'id'>(request).id;
-      await clients.teams.GetTeam({ id: teamId }, as(request));
-      const userIds = readIdentifierList(validBody(request), 'users');
+      const userIds = await readBodyOfVisible(
+        () => readIdentifierList(validBody(request), 'users'),
+        () => clients.teams.GetTeam({ id: teamId }, as(request)),
+      );
       await clients.teams.RemoveTeamMembers({ teamId, userIds }, as(request));
       return sendNoContent(reply);
     },

@@ -5,6 +5,7 @@ import {
   type Api,
   type RouteContext,
   as,
+  readBodyOfVisible,
   paramsOf,
   queryOf,
   sendDocument,
@@ -123,12 +124,17 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const { id } = paramsOf<'id'>(request);
-      await clients.workspaces.GetWorkspace({ id }, as(request));
-      const doc = new RequestDocument(validBody(request), 'workspaces');
-      const name = doc.string('name', { maxLength: 200 });
-      const description = doc.nullableString('description', { maxLength: 1000 });
-      const projectId = doc.relationshipId('project', 'projects');
-      doc.done();
+      const { name, description, projectId } = await readBodyOfVisible(
+        () => {
+          const doc = new RequestDocument(validBody(request), 'workspaces');
+          const name = doc.string('name', { maxLength: 200 });
+          const description = doc.nullableString('description', { maxLength: 1000 });
+          const projectId = doc.relationshipId('project', 'projects');
+          doc.done();
+          return { name, description, projectId };
+        },
+        () => clients.workspaces.GetWorkspace({ id }, as(request)),
+      );
       const ws = await clients.workspaces.UpdateWorkspace(
         { id, name, description: description === null ? '' : description, projectId },
         as(request),
