@@ -18,6 +18,7 @@ describe('bench (BENCH_QUICK=1)', () => {
       expect.stringMatching(/^Point read, `npm start`/),
       expect.stringMatching(/^List of 20 policy sets/),
       expect.stringMatching(/^Admin organization search/),
+      expect.stringMatching(/^Write \(PATCH \/workspaces\/:id\)/),
       expect.stringMatching(/^Upload .*embedded/),
       expect.stringMatching(/^Point read, distributed/),
       expect.stringMatching(/^Upload .*distributed, events over Kafka/),
