@@ -1,0 +1,146 @@
+import protobuf from 'protobufjs';
+import { describe, expect, it } from 'vitest';
+import { messageRoot } from '../src/index.js';
+
+// Issue 15: every RPC gets its own request and response message (`<Rpc>Request` /
+// `<Rpc>Response`), so one RPC's message can grow a field without changing another RPC, and no
+// RPC uses `google.protobuf.Empty` or a shared empty message.
+//
+// KNOWN EXCEPTIONS, written `<service>/<rpc> <request|response> <message>`: RPCs that still take
+// a shared request or answer with a bare resource (or stream chunk). This list may only SHRINK:
+// wrapping one of them means deleting its line here (the second test fails while a line no longer
+// describes a real exception); nothing new may be added.
+const knownExceptions = new Set<string>([
+  'policyhub.adminorgs.v1.AdminOrganizations/GetAdminOrganization response policyhub.adminorgs.v1.Organization',
+  'policyhub.adminorgs.v1.AdminOrganizations/UpdateAdminOrganization response policyhub.adminorgs.v1.Organization',
+  'policyhub.adminorgs.v1.AdminOrganizations/ListModuleConsumers request policyhub.adminorgs.v1.ListConsumersRequest',
+  'policyhub.adminorgs.v1.AdminOrganizations/ListModuleConsumers response policyhub.adminorgs.v1.ListAdminOrganizationsResponse',
+  'policyhub.adminorgs.v1.AdminOrganizations/ListProviderConsumers request policyhub.adminorgs.v1.ListConsumersRequest',
+  'policyhub.adminorgs.v1.AdminOrganizations/ListProviderConsumers response policyhub.adminorgs.v1.ListAdminOrganizationsResponse',
+  'policyhub.adminorgs.v1.Identity/Authenticate response policyhub.adminorgs.v1.Principal',
+  'policyhub.adminorgs.v1.Identity/CreateUser response policyhub.adminorgs.v1.User',
+  'policyhub.adminorgs.v1.Identity/CreateAuthenticationToken response policyhub.adminorgs.v1.AuthenticationToken',
+  'policyhub.adminorgs.v1.Identity/GetAuthenticationToken request policyhub.adminorgs.v1.AuthenticationTokenRequest',
+  'policyhub.adminorgs.v1.Identity/GetAuthenticationToken response policyhub.adminorgs.v1.AuthenticationToken',
+  'policyhub.adminorgs.v1.Identity/DeleteAuthenticationToken request policyhub.adminorgs.v1.AuthenticationTokenRequest',
+  'policyhub.adminorgs.v1.Identity/GetAccountDetails response policyhub.adminorgs.v1.User',
+  'policyhub.adminorgs.v1.Organizations/CreateOrganization response policyhub.adminorgs.v1.Organization',
+  'policyhub.adminorgs.v1.Organizations/GetOrganization response policyhub.adminorgs.v1.Organization',
+  'policyhub.adminorgs.v1.Organizations/UpdateOrganization response policyhub.adminorgs.v1.Organization',
+  'policyhub.adminorgs.v1.Teams/CreateTeam response policyhub.adminorgs.v1.Team',
+  'policyhub.adminorgs.v1.Teams/GetTeam response policyhub.adminorgs.v1.Team',
+  'policyhub.adminorgs.v1.Teams/DeleteTeam request policyhub.adminorgs.v1.GetTeamRequest',
+  'policyhub.adminorgs.v1.Teams/AddTeamMembers request policyhub.adminorgs.v1.ChangeTeamMembersRequest',
+  'policyhub.adminorgs.v1.Teams/AddTeamMembers response policyhub.adminorgs.v1.Team',
+  'policyhub.adminorgs.v1.Teams/RemoveTeamMembers request policyhub.adminorgs.v1.ChangeTeamMembersRequest',
+  'policyhub.adminorgs.v1.Teams/RemoveTeamMembers response policyhub.adminorgs.v1.Team',
+  'policyhub.adminorgs.v1.Projects/CreateProject response policyhub.adminorgs.v1.Project',
+  'policyhub.adminorgs.v1.Projects/GetProject request policyhub.adminorgs.v1.GetByIdRequest',
+  'policyhub.adminorgs.v1.Projects/GetProject response policyhub.adminorgs.v1.Project',
+  'policyhub.adminorgs.v1.Projects/ListProjects request policyhub.adminorgs.v1.ListInOrganizationRequest',
+  'policyhub.adminorgs.v1.Projects/UpdateProject response policyhub.adminorgs.v1.Project',
+  'policyhub.adminorgs.v1.Projects/DeleteProject request policyhub.adminorgs.v1.GetByIdRequest',
+  'policyhub.adminorgs.v1.Projects/BatchGetProjects request policyhub.adminorgs.v1.BatchGetRequest',
+  'policyhub.adminorgs.v1.Workspaces/CreateWorkspace response policyhub.adminorgs.v1.Workspace',
+  'policyhub.adminorgs.v1.Workspaces/GetWorkspace request policyhub.adminorgs.v1.GetByIdRequest',
+  'policyhub.adminorgs.v1.Workspaces/GetWorkspace response policyhub.adminorgs.v1.Workspace',
+  'policyhub.adminorgs.v1.Workspaces/ListWorkspaces request policyhub.adminorgs.v1.ListInOrganizationRequest',
+  'policyhub.adminorgs.v1.Workspaces/UpdateWorkspace response policyhub.adminorgs.v1.Workspace',
+  'policyhub.adminorgs.v1.Workspaces/DeleteWorkspace request policyhub.adminorgs.v1.GetByIdRequest',
+  'policyhub.adminorgs.v1.Workspaces/BatchGetWorkspaces request policyhub.adminorgs.v1.BatchGetRequest',
+  'policyhub.policysets.v1.PolicySetVersions/CreatePolicySetVersion response policyhub.policysets.v1.PolicySetVersion',
+  'policyhub.policysets.v1.PolicySetVersions/GetPolicySetVersion response policyhub.policysets.v1.PolicySetVersion',
+  'policyhub.policysets.v1.Policies/CreatePolicy response policyhub.policysets.v1.Policy',
+  'policyhub.policysets.v1.Policies/GetPolicy response policyhub.policysets.v1.Policy',
+  'policyhub.policysets.v1.Policies/UpdatePolicy response policyhub.policysets.v1.Policy',
+  'policyhub.policysets.v1.Policies/DeletePolicy request policyhub.policysets.v1.GetPolicyRequest',
+  'policyhub.policysets.v1.Policies/UploadPolicyCode response policyhub.policysets.v1.Policy',
+  'policyhub.policysets.v1.Policies/DownloadPolicyCode request policyhub.policysets.v1.GetPolicyRequest',
+  'policyhub.policysets.v1.Policies/DownloadPolicyCode response policyhub.policysets.v1.PolicyCode',
+  'policyhub.policysets.v1.PolicySets/CreatePolicySet response policyhub.policysets.v1.PolicySet',
+  'policyhub.policysets.v1.PolicySets/GetPolicySet response policyhub.policysets.v1.PolicySet',
+  'policyhub.policysets.v1.PolicySets/UpdatePolicySet response policyhub.policysets.v1.PolicySet',
+  'policyhub.policysets.v1.PolicySets/DeletePolicySet request policyhub.policysets.v1.GetPolicySetRequest',
+  'policyhub.policysets.v1.PolicySets/AddPolicies request policyhub.policysets.v1.ChangePolicySetMembersRequest',
+  'policyhub.policysets.v1.PolicySets/RemovePolicies request policyhub.policysets.v1.ChangePolicySetMembersRequest',
+  'policyhub.policysets.v1.PolicySets/AttachProjects request policyhub.policysets.v1.ChangePolicySetMembersRequest',
+  'policyhub.policysets.v1.PolicySets/DetachProjects request policyhub.policysets.v1.ChangePolicySetMembersRequest',
+  'policyhub.policysets.v1.PolicySets/AttachWorkspaces request policyhub.policysets.v1.ChangePolicySetMembersRequest',
+  'policyhub.policysets.v1.PolicySets/DetachWorkspaces request policyhub.policysets.v1.ChangePolicySetMembersRequest',
+  'policyhub.policysets.v1.PolicySets/AddWorkspaceExclusions request policyhub.policysets.v1.ChangePolicySetMembersRequest',
+  'policyhub.policysets.v1.PolicySets/RemoveWorkspaceExclusions request policyhub.policysets.v1.ChangePolicySetMembersRequest',
+  'policyhub.runs.v1.ConfigurationVersions/CreateConfigurationVersion response policyhub.runs.v1.ConfigurationVersion',
+  'policyhub.runs.v1.ConfigurationVersions/GetConfigurationVersion response policyhub.runs.v1.ConfigurationVersion',
+  'policyhub.runs.v1.ConfigurationVersions/DownloadConfigurationVersion response policyhub.runs.v1.ArchiveChunk',
+  'policyhub.runs.v1.Plans/GetPlan response policyhub.runs.v1.Plan',
+  'policyhub.runs.v1.Plans/UploadPlanJson request policyhub.runs.v1.UploadPlanJsonChunk',
+  'policyhub.runs.v1.Plans/DownloadPlanJson response policyhub.runs.v1.PlanJsonChunk',
+  'policyhub.runs.v1.PolicyEvaluator/ReadPolicyCheckObject response policyhub.runs.v1.PolicyCheckObjectChunk',
+  'policyhub.runs.v1.RunExecutor/ReportPlanFinishedStream request policyhub.runs.v1.ReportPlanFinishedChunk',
+  'policyhub.runs.v1.RunExecutor/ReportPlanFinishedStream response policyhub.runs.v1.ReportPlanFinishedResponse',
+  'policyhub.storage.v1.Storage/CreateUploadSession response policyhub.storage.v1.UploadSession',
+  'policyhub.storage.v1.Storage/Upload request policyhub.storage.v1.UploadChunk',
+  'policyhub.storage.v1.Storage/Upload response policyhub.storage.v1.UploadResult',
+  'policyhub.storage.v1.Storage/PutObject request policyhub.storage.v1.PutObjectChunk',
+  'policyhub.storage.v1.Storage/PutObject response policyhub.storage.v1.ObjectInfo',
+  'policyhub.storage.v1.Storage/GetObject response policyhub.storage.v1.ObjectChunk',
+]);
+
+type Use = { key: string; pkg: string; rpc: string; side: 'request' | 'response'; message: string };
+
+/** Every request and response of every policyhub service, as loaded from proto/. */
+function uses(): Use[] {
+  const out: Use[] = [];
+  const visit = (ns: protobuf.NamespaceBase): void => {
+    for (const o of ns.nestedArray) {
+      if (o instanceof protobuf.Service) {
+        const service = o.fullName.slice(1);
+        if (!service.startsWith('policyhub.')) continue;
+        const pkg = service.split('.').slice(0, -1).join('.');
+        for (const m of o.methodsArray) {
+          m.resolve();
+          for (const [side, type] of [
+            ['request', m.resolvedRequestType],
+            ['response', m.resolvedResponseType],
+          ] as const) {
+            const message = type?.fullName.slice(1) ?? '';
+            out.push({ key: `${service}/${m.name} ${side} ${message}`, pkg, rpc: m.name, side, message });
+          }
+        }
+      } else if (o instanceof protobuf.Namespace) visit(o);
+    }
+  };
+  visit(messageRoot());
+  return out;
+}
+
+describe('gRPC request and response messages', () => {
+  it('no RPC takes or returns google.protobuf.Empty or a shared Empty message', () => {
+    const empties = uses().filter((u) => /(^|\.)Empty$/.test(u.message));
+    expect(empties.map((u) => u.key)).toEqual([]);
+  });
+
+  it('every RPC has its own <Rpc>Request and <Rpc>Response, apart from the known exceptions', () => {
+    const all = uses();
+    expect(all.length).toBeGreaterThan(100);
+    const offenders = all.filter(
+      (u) => u.message !== `${u.pkg}.${u.rpc}${u.side === 'request' ? 'Request' : 'Response'}`,
+    );
+    const unexpected = offenders.filter((u) => !knownExceptions.has(u.key)).map((u) => u.key);
+    expect(unexpected).toEqual([]);
+    // An exception that has been wrapped must leave the list, so the list only shrinks.
+    const offending = new Set(offenders.map((u) => u.key));
+    expect([...knownExceptions].filter((k) => !offending.has(k))).toEqual([]);
+  });
+
+  it('no two RPCs outside the known exceptions share a request or response message', () => {
+    const seen = new Map<string, string>();
+    const shared: string[] = [];
+    for (const u of uses().filter((x) => !knownExceptions.has(x.key))) {
+      const other = seen.get(u.message);
+      if (other !== undefined) shared.push(`${u.message}: ${other} and ${u.key}`);
+      seen.set(u.message, u.key);
+    }
+    expect(shared).toEqual([]);
+  });
+});
