@@ -30,7 +30,8 @@ export type RelationshipRpc =
   | 'RemoveWorkspaceExclusions';
 
 type RelationshipHandlers = Pick<Handlers<policysetsV1.PolicySetsHandlers>, RelationshipRpc>;
-type Request = policysetsV1.ChangePolicySetMembersRequest__Output;
+// The eight relationship RPCs each have their own request message, all with the same fields.
+type Request = policysetsV1.AddPoliciesRequest__Output;
 
 const noPoliciesOnVcsSets = (set: PolicySetRow) => {
   if (set.vcs_repo) {
