@@ -80,10 +80,11 @@ RUN mkdir -p /sentinel \
  && if [ -n "${SENTINEL_VERSION}" ]; then \
       if [ -z "${SENTINEL_SHA256}" ]; then echo "SENTINEL_SHA256 is required with SENTINEL_VERSION" >&2; exit 1; fi; \
       apt-get update && apt-get install -y --no-install-recommends ca-certificates curl unzip \
-      && curl -fsSLo /tmp/sentinel.zip \
+      && dl="$(mktemp -d)" \
+      && curl -fsSLo "$dl/sentinel.zip" \
            "https://releases.hashicorp.com/sentinel/${SENTINEL_VERSION}/sentinel_${SENTINEL_VERSION}_linux_${TARGETARCH}.zip" \
-      && echo "${SENTINEL_SHA256}  /tmp/sentinel.zip" | sha256sum -c - \
-      && unzip -j /tmp/sentinel.zip sentinel -d /sentinel \
+      && echo "${SENTINEL_SHA256}  $dl/sentinel.zip" | sha256sum -c - \
+      && unzip -j "$dl/sentinel.zip" sentinel -d /sentinel && rm -rf "$dl" \
       && chmod 0755 /sentinel/sentinel \
       && /sentinel/sentinel version; \
     fi
