@@ -61,16 +61,18 @@ export function pageDocument(ctx: RouteContext, request: FastifyRequest, page: P
 }
 
 /**
- * Reads the body of a write whose service call is itself refused (NOT_FOUND) when the caller may
- * not see the target. `seen` (the target's `Get*`) is asked only when the body is bad, so an
- * invisible or unknown target is still a 404 before any 422, and a good body costs no extra
- * round trip: the write checks visibility before anything else with the same error `Get*` gives.
+ * Reads a request body; when it is malformed, the target is looked up first (`ensureVisible`, its
+ * `Get*`) so that a missing or hidden target still answers 404 rather than 422. A good body costs
+ * no extra round trip: the write itself checks visibility first, with the same error `Get*` gives.
  */
-export async function readBodyOfVisible<T>(read: () => T, seen: () => Promise<unknown>): Promise<T> {
+export async function readAfterVisibilityCheck<T>(
+  read: () => T,
+  ensureVisible: () => Promise<unknown>,
+): Promise<T> {
   try {
     return read();
   } catch (err) {
-    await seen();
+    await ensureVisible();
     throw err;
   }
 }

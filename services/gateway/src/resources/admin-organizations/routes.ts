@@ -10,7 +10,7 @@ import {
   type Query,
   type RouteContext,
   as,
-  readBodyOfVisible,
+  readAfterVisibilityCheck,
   paramsOf,
   queryOf,
   sendDocument,
@@ -167,7 +167,7 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
     async (request, reply) => {
       const { name } = paramsOf<'name'>(request);
       // An unknown organization is a 404 even with a bad body (looked up only when the body is bad).
-      const update = await readBodyOfVisible(
+      const update = await readAfterVisibilityCheck(
         () => readAdminOrganizationUpdate(validBody(request), name),
         () => clients.adminOrganizations.GetAdminOrganization({ name }, as(request)),
       );
@@ -233,7 +233,7 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
     },
     async (request, reply) => {
       const { name } = paramsOf<'name'>(request);
-      const consumers = await readBodyOfVisible(
+      const consumers = await readAfterVisibilityCheck(
         () => readIdentifierList(validBody(request), 'organizations'),
         () => clients.adminOrganizations.GetAdminOrganization({ name }, as(request)),
       );
@@ -255,7 +255,7 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
     },
     async (request, reply) => {
       const { name } = paramsOf<'name'>(request);
-      const partnerships = await readBodyOfVisible(
+      const partnerships = await readAfterVisibilityCheck(
         () => readRegistryPartnerships(validBody(request), name),
         () => clients.adminOrganizations.GetAdminOrganization({ name }, as(request)),
       );

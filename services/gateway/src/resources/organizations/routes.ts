@@ -5,7 +5,7 @@ import {
   type Api,
   type RouteContext,
   as,
-  readBodyOfVisible,
+  readAfterVisibilityCheck,
   paramsOf,
   queryOf,
   sendDocument,
@@ -111,7 +111,7 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       const { name } = paramsOf<'name'>(request);
       // An unknown organization is a 404 even with a bad body (looked up only when the body is bad).
-      const { newName, email } = await readBodyOfVisible(
+      const { newName, email } = await readAfterVisibilityCheck(
         () => {
           const doc = new RequestDocument(validBody(request), 'organizations');
           const newName = doc.string('name', { maxLength: 200 });

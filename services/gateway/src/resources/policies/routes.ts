@@ -13,10 +13,10 @@ import {
   sendDocument,
   sendNoContent,
   pageDocument,
+  readAfterVisibilityCheck,
 } from '../../route-context.js';
 import { canonicalKind } from '../../vocabulary.js';
 import { readPolicyAttributes } from './body.js';
-import { readAfterVisibilityCheck } from './read-after-visibility-check.js';
 import { registerPolicyCodeRoutes } from './code-routes.js';
 import { serializePolicySet } from '../policy-sets/serializer.js';
 import { serializePolicy } from './serializer.js';

@@ -12,8 +12,8 @@ import {
   sendDocument,
   sendNoContent,
   pageDocument,
+  readAfterVisibilityCheck,
 } from '../../route-context.js';
-import { readAfterVisibilityCheck } from '../policies/read-after-visibility-check.js';
 import { includeRuns, includeRunWorkspaces } from '../runs/included.js';
 import { translateReport } from '../../plugins/vocabulary.js';
 import { readOverrideComment } from './override-body.js';

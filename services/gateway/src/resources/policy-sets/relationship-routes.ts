@@ -1,9 +1,15 @@
 import { readIdentifierList } from '../../jsonapi/body.js';
-import { type Api, type RouteContext, as, paramsOf, sendNoContent } from '../../route-context.js';
+import {
+  type Api,
+  type RouteContext,
+  as,
+  paramsOf,
+  sendNoContent,
+  readAfterVisibilityCheck,
+} from '../../route-context.js';
 import { IdParams, NoContent, schema } from '../../schemas/common.js';
 import { identifierListBody } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
-import { readAfterVisibilityCheck } from '../policies/read-after-visibility-check.js';
 
 type ChangeRpc =
   | 'AddPolicies'

@@ -14,9 +14,9 @@ import {
   sendDocument,
   sendNoContent,
   pageDocument,
+  readAfterVisibilityCheck,
 } from '../../route-context.js';
 import { canonicalKind } from '../../vocabulary.js';
-import { readAfterVisibilityCheck } from '../policies/read-after-visibility-check.js';
 import {
   createRequest,
   ignoreInapplicableAgentAttributes,
@@ -77,32 +77,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('policy-sets', {
         summary: 'Create a policy set',
         params: OrgParams,
-        body: resourceBody(
-          'policy-sets',
-          {
-            name: stringAttribute('name', { required: true, present: true, maxLength: 200 }),
-            description: stringAttribute('description', { maxLength: 10_000 }),
-            global: booleanAttribute('global'),
-            kind: stringAttribute('kind', {
-              present: true,
-              maxLength: 50,
-              description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
-            }),
-            overridable: booleanAttribute('overridable'),
-            'agent-enabled': booleanAttribute('agent-enabled'),
-            'policy-tool-version': stringAttribute('policy-tool-version', { maxLength: 200 }),
-            'policies-path': stringAttribute('policies-path', { maxLength: 2_000 }),
-            'vcs-repo': objectAttribute('vcs-repo', 'The VCS repository; null clears it.', VCS_REPO),
-          },
-          {
-            relationships: {
-              policies: toManyRelationship('policies', 'policies'),
-              workspaces: toManyRelationship('workspaces', 'workspaces'),
-              projects: toManyRelationship('projects', 'projects'),
-              'workspace-exclusions': toManyRelationship('workspace-exclusions', 'workspaces'),
-            },
-          },
-        ),
+        body: policySetBody({ create: true }),
         response: { 201: resourceDocument('policy-sets') },
       }),
       attachValidation: true,
@@ -186,32 +161,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('policy-sets', {
         summary: 'Update a policy set',
         params: IdParams,
-        body: resourceBody(
-          'policy-sets',
-          {
-            name: stringAttribute('name', { present: true, maxLength: 200 }),
-            description: stringAttribute('description', { maxLength: 10_000 }),
-            global: booleanAttribute('global'),
-            kind: stringAttribute('kind', {
-              present: true,
-              maxLength: 50,
-              description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
-            }),
-            overridable: booleanAttribute('overridable'),
-            'agent-enabled': booleanAttribute('agent-enabled'),
-            'policy-tool-version': stringAttribute('policy-tool-version', { maxLength: 200 }),
-            'policies-path': stringAttribute('policies-path', { maxLength: 2_000 }),
-            'vcs-repo': objectAttribute('vcs-repo', 'The VCS repository; null clears it.', VCS_REPO),
-          },
-          {
-            relationships: {
-              policies: toManyRelationship('policies', 'policies'),
-              workspaces: toManyRelationship('workspaces', 'workspaces'),
-              projects: toManyRelationship('projects', 'projects'),
-              'workspace-exclusions': toManyRelationship('workspace-exclusions', 'workspaces'),
-            },
-          },
-        ),
+        body: policySetBody({ create: false }),
         response: { 200: resourceDocument('policy-sets') },
       }),
       attachValidation: true,
@@ -248,4 +198,34 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
   );
 
   registerPolicySetRelationshipRoutes(app, ctx);
+}
+
+/** The policy set document of create and update; only create requires a name. */
+function policySetBody({ create }: { create: boolean }) {
+  return resourceBody(
+    'policy-sets',
+    {
+      name: stringAttribute('name', { required: create, present: true, maxLength: 200 }),
+      description: stringAttribute('description', { maxLength: 10_000 }),
+      global: booleanAttribute('global'),
+      kind: stringAttribute('kind', {
+        present: true,
+        maxLength: 50,
+        description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
+      }),
+      overridable: booleanAttribute('overridable'),
+      'agent-enabled': booleanAttribute('agent-enabled'),
+      'policy-tool-version': stringAttribute('policy-tool-version', { maxLength: 200 }),
+      'policies-path': stringAttribute('policies-path', { maxLength: 2_000 }),
+      'vcs-repo': objectAttribute('vcs-repo', 'The VCS repository; null clears it.', VCS_REPO),
+    },
+    {
+      relationships: {
+        policies: toManyRelationship('policies', 'policies'),
+        workspaces: toManyRelationship('workspaces', 'workspaces'),
+        projects: toManyRelationship('projects', 'projects'),
+        'workspace-exclusions': toManyRelationship('workspace-exclusions', 'workspaces'),
+      },
+    },
+  );
 }

@@ -5,7 +5,7 @@ import {
   type Api,
   type RouteContext,
   as,
-  readBodyOfVisible,
+  readAfterVisibilityCheck,
   paramsOf,
   queryOf,
   sendDocument,
@@ -118,7 +118,7 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const { id } = paramsOf<'id'>(request);
-      const { name, description } = await readBodyOfVisible(
+      const { name, description } = await readAfterVisibilityCheck(
         () => {
           const doc = new RequestDocument(validBody(request), 'projects');
           const name = doc.string('name', { maxLength: 200 });

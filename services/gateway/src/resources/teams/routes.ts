@@ -9,7 +9,7 @@ import {
   type Api,
   type RouteContext,
   as,
-  readBodyOfVisible,
+  readAfterVisibilityCheck,
   pageDocument,
   paramsOf,
   queryOf,
@@ -196,7 +196,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const teamId = paramsOf<'id'>(request).id;
-      const userIds = await readBodyOfVisible(
+      const userIds = await readAfterVisibilityCheck(
         () => readIdentifierList(validBody(request), 'users'),
         () => clients.teams.GetTeam({ id: teamId }, as(request)),
       );
@@ -219,7 +219,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const teamId = paramsOf<'id'>(request).id;
-      const userIds = await readBodyOfVisible(
+      const userIds = await readAfterVisibilityCheck(
         () => readIdentifierList(validBody(request), 'users'),
         () => clients.teams.GetTeam({ id: teamId }, as(request)),
       );

@@ -5,7 +5,7 @@ import {
   type Api,
   type RouteContext,
   as,
-  readBodyOfVisible,
+  readAfterVisibilityCheck,
   paramsOf,
   queryOf,
   sendDocument,
@@ -124,7 +124,7 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const { id } = paramsOf<'id'>(request);
-      const { name, description, projectId } = await readBodyOfVisible(
+      const { name, description, projectId } = await readAfterVisibilityCheck(
         () => {
           const doc = new RequestDocument(validBody(request), 'workspaces');
           const name = doc.string('name', { maxLength: 200 });
