@@ -1,3 +1,10 @@
 export { contracts, messageRoot, encodeMessage, decodeMessage } from './loader.js';
 export { loaderOptions, protoRoot } from './options.js';
 export type * from './generated/index.js';
+export { toTimestamp, toOptionalTimestamp, fromTimestamp, timestampToIso } from './wire.js';
+export type { Timestamp as TimestampInput, Timestamp__Output as TimestampOutput } from './wire.js';
+export { enumMapping, type EnumMapping } from './enum-mapping.js';
+export * from './enums/policysets.js';
+export * from './enums/runs.js';
+export * from './enums/adminorgs.js';
+export * from './enums/storage.js';
