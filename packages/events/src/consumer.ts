@@ -7,7 +7,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { decodeMessage } from '@policyhub/contracts';
+import { decodeMessage, fromTimestamp, type TimestampOutput } from '@policyhub/contracts';
 import { type Db, isConnectionError, type Queryable } from '@policyhub/db';
 import { metrics, type Logger } from '@policyhub/telemetry';
 import type { Topic } from './topics.js';
@@ -239,7 +239,7 @@ async function applyOnce(
     );
     if (inserted.rowCount === 0) return 'duplicate';
     const payload = decodeMessage<Record<string, unknown>>(topic.type, message.payload);
-    const occurredAt = typeof payload.occurredAt === 'string' ? Date.parse(payload.occurredAt) : Number.NaN;
+    const occurredAt = occurredAtMs(payload.occurredAt);
     // A replay's age says nothing about how far behind the consumer is.
     if (!replay && !Number.isNaN(occurredAt)) {
       metrics.consumerLag.set({ consumer, topic: message.topic }, (Date.now() - occurredAt) / 1000);
@@ -272,3 +272,11 @@ async function deadLetter(db: Db, consumer: string, message: BusMessage, err: un
 const describe = (err: unknown): string =>
   err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Epoch milliseconds of a payload's `occurred_at` (a Timestamp, or RFC 3339 text), NaN if absent. */
+function occurredAtMs(value: unknown): number {
+  if (typeof value === 'string') return Date.parse(value);
+  if (value && typeof value === 'object')
+    return fromTimestamp(value as TimestampOutput)?.getTime() ?? Number.NaN;
+  return Number.NaN;
+}

@@ -1,12 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { context, propagation } from '@opentelemetry/api';
-import { encodeMessage } from '@policyhub/contracts';
+import { encodeMessage, messageRoot, toTimestamp } from '@policyhub/contracts';
 import type { Queryable } from '@policyhub/db';
 import type { Topic } from './topics.js';
 
 export interface EnqueuedEvent {
   eventId: string;
   occurredAt: string;
+}
+
+/**
+ * `occurred_at` as the topic's message declares it: a google.protobuf.Timestamp (ADR 0035) or,
+ * for events not typed yet, RFC 3339 text.
+ */
+function occurredAtValue(topic: Topic, now: Date) {
+  const field = messageRoot().lookupType(topic.type).fields.occurredAt;
+  return field?.resolvedType?.fullName === '.google.protobuf.Timestamp'
+    ? toTimestamp(now)
+    : now.toISOString();
 }
 
 /**
@@ -21,8 +32,9 @@ export async function enqueueEvent(
   payload: Record<string, unknown>,
 ): Promise<EnqueuedEvent> {
   const eventId = randomUUID();
-  const occurredAt = new Date().toISOString();
-  const bytes = encodeMessage(topic.type, { ...payload, eventId, occurredAt });
+  const now = new Date();
+  const occurredAt = now.toISOString();
+  const bytes = encodeMessage(topic.type, { ...payload, eventId, occurredAt: occurredAtValue(topic, now) });
   const headers: Record<string, string> = {};
   propagation.inject(context.active(), headers);
   await tx.query('INSERT INTO outbox (event_id, topic, key, payload, headers) VALUES ($1, $2, $3, $4, $5)', [

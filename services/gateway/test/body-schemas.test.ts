@@ -272,11 +272,13 @@ function bodiesOf(c: Case): unknown[] {
 }
 
 /**
- * Problems only a reader reports: a rule relating several attributes, and the members of the
- * object attributes whose readers word them (`vcs-repo`, `enforce`); the schema documents those.
+ * Problems only a reader reports: a rule relating several attributes, the members of the
+ * object attributes whose readers word them (`vcs-repo`, `enforce`), and words outside a proto
+ * enum (ADR 0035), answered with the service's 422 as before; the schema documents those.
  */
 const READER_RULES = (item: ErrorItem): boolean =>
   item.detail === 'module-consumers or provider-consumers is required' ||
+  ['kind', 'enforcement_level', 'enforce[0].mode'].includes(item.field ?? '') ||
   /^\/data\/attributes\/(vcs-repo|enforce)(\/|$)/.test(item.pointer ?? '');
 
 const itemsOf = (err: unknown): ErrorItem[] | undefined => {

@@ -44,17 +44,19 @@ async function publish(topic: Topic, payload: Record<string, unknown>, eventId =
 
 describe('admin-orgs deletions', () => {
   it('drops a deleted workspace from attachments and exclusions; replays change nothing', async () => {
-    const set = await h.clients.policySets.CreatePolicySet(
-      {
-        organization: ORG,
-        name: 'ws-set',
-        workspaceIds: { ids: ['ws-1', 'ws-2'] },
-        workspaceExclusionIds: { ids: ['ws-1'] },
-      },
-      as,
-    );
+    const set = (
+      await h.clients.policySets.CreatePolicySet(
+        {
+          organization: ORG,
+          name: 'ws-set',
+          workspaceIds: { ids: ['ws-1', 'ws-2'] },
+          workspaceExclusionIds: { ids: ['ws-1'] },
+        },
+        as,
+      )
+    ).policySet!;
     const eventId = await publish(TOPICS.workspaceDeleted, { organization: ORG, workspaceId: 'ws-1' });
-    const after = await h.clients.policySets.GetPolicySet({ id: set.id }, as);
+    const after = (await h.clients.policySets.GetPolicySet({ id: set.id }, as)).policySet!;
     expect(after).toMatchObject({ workspaceIds: ['ws-2'], workspaceExclusionIds: [], workspaceCount: 1 });
 
     // The same event again (a redelivery) is recognised: applied once, nothing dead-lettered.
@@ -65,14 +67,18 @@ describe('admin-orgs deletions', () => {
       [eventId],
     );
     expect(rows).toEqual([{ processed: 1, dead: 0 }]);
-    expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).workspaceIds).toEqual(['ws-2']);
+    expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).policySet!.workspaceIds).toEqual([
+      'ws-2',
+    ]);
   });
 
   it('an attach checked just before the workspace was deleted leaves no link once the deletion is applied', async () => {
-    const set = await h.clients.policySets.CreatePolicySet(
-      { organization: ORG, name: 'race-set', workspaceIds: { ids: ['ws-4'] } },
-      as,
-    );
+    const set = (
+      await h.clients.policySets.CreatePolicySet(
+        { organization: ORG, name: 'race-set', workspaceIds: { ids: ['ws-4'] } },
+        as,
+      )
+    ).policySet!;
     // admin-orgs answers "it exists", then deletes it and policy-sets applies the deletion, all
     // before the attach writes its link.
     const deleteRightAfterTheCheck = (workspaceId: string) => {
@@ -87,7 +93,7 @@ describe('admin-orgs deletions', () => {
     await h.clients.policySets.AttachWorkspaces({ policySetId: set.id, ids: ['ws-3'] }, as);
     deleteRightAfterTheCheck('ws-5');
     await h.clients.policySets.AddWorkspaceExclusions({ policySetId: set.id, ids: ['ws-5'] }, as);
-    expect(await h.clients.policySets.GetPolicySet({ id: set.id }, as)).toMatchObject({
+    expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).policySet!).toMatchObject({
       workspaceIds: ['ws-4'],
       workspaceExclusionIds: [],
       workspaceCount: 1,
@@ -95,23 +101,28 @@ describe('admin-orgs deletions', () => {
   });
 
   it('drops a deleted project', async () => {
-    const set = await h.clients.policySets.CreatePolicySet(
-      { organization: ORG, name: 'prj-set', projectIds: { ids: ['prj-1'] } },
-      as,
-    );
+    const set = (
+      await h.clients.policySets.CreatePolicySet(
+        { organization: ORG, name: 'prj-set', projectIds: { ids: ['prj-1'] } },
+        as,
+      )
+    ).policySet!;
     await publish(TOPICS.projectDeleted, { organization: ORG, projectId: 'prj-1' });
-    expect(await h.clients.policySets.GetPolicySet({ id: set.id }, as)).toMatchObject({
+    expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).policySet!).toMatchObject({
       projectIds: [],
       projectCount: 0,
     });
   });
 
   it('removes every set and policy of a deleted organization, and only those', async () => {
-    const policy = await h.clients.policies.CreatePolicy({ organization: ORG, name: 'doomed-policy' }, as);
-    const set = await h.clients.policySets.CreatePolicySet(
-      { organization: ORG, name: 'doomed-set', policyIds: { ids: [policy.id] } },
-      as,
-    );
+    const policy = (await h.clients.policies.CreatePolicy({ organization: ORG, name: 'doomed-policy' }, as))
+      .policy!;
+    const set = (
+      await h.clients.policySets.CreatePolicySet(
+        { organization: ORG, name: 'doomed-set', policyIds: { ids: [policy.id] } },
+        as,
+      )
+    ).policySet!;
     const { rows: before } = await h.service.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM policy_sets',
     );
@@ -120,7 +131,7 @@ describe('admin-orgs deletions', () => {
       organization: 'someone-else',
       organizationId: 'org-id-other',
     });
-    expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).id).toBe(set.id);
+    expect((await h.clients.policySets.GetPolicySet({ id: set.id }, as)).policySet!.id).toBe(set.id);
     await publish(TOPICS.organizationDeleted, { organization: ORG, organizationId: 'org-id-acme' });
     await expect(h.clients.policySets.GetPolicySet({ id: set.id }, as)).rejects.toMatchObject({ code: 5 });
     await expect(h.clients.policies.GetPolicy({ id: policy.id }, as)).rejects.toMatchObject({ code: 5 });
@@ -135,11 +146,14 @@ describe('admin-orgs deletions', () => {
 
   it('keeps a re-created organization of the same name apart from the deleted one', async () => {
     const oldOwner = { principal: managerOf('reborn', 'org-id-reborn-1') };
-    const oldPolicy = await h.clients.policies.CreatePolicy({ organization: 'reborn', name: 'p' }, oldOwner);
-    const oldSet = await h.clients.policySets.CreatePolicySet(
-      { organization: 'reborn', name: 'shared-name', global: true, policyIds: { ids: [oldPolicy.id] } },
-      oldOwner,
-    );
+    const oldPolicy = (await h.clients.policies.CreatePolicy({ organization: 'reborn', name: 'p' }, oldOwner))
+      .policy!;
+    const oldSet = (
+      await h.clients.policySets.CreatePolicySet(
+        { organization: 'reborn', name: 'shared-name', global: true, policyIds: { ids: [oldPolicy.id] } },
+        oldOwner,
+      )
+    ).policySet!;
     // admin-orgs deleted "reborn" and a new organization took the name before policy-sets heard of it.
     tenancy.organizations.reborn = { id: 'org-id-reborn-2' };
     const newOwner = { principal: managerOf('reborn', 'org-id-reborn-2') };
@@ -164,11 +178,14 @@ describe('admin-orgs deletions', () => {
     expect(applicable.policySets).toEqual([]);
 
     // The same names are free in the new organization.
-    const newPolicy = await h.clients.policies.CreatePolicy({ organization: 'reborn', name: 'p' }, newOwner);
-    const newSet = await h.clients.policySets.CreatePolicySet(
-      { organization: 'reborn', name: 'shared-name', policyIds: { ids: [newPolicy.id] } },
-      newOwner,
-    );
+    const newPolicy = (await h.clients.policies.CreatePolicy({ organization: 'reborn', name: 'p' }, newOwner))
+      .policy!;
+    const newSet = (
+      await h.clients.policySets.CreatePolicySet(
+        { organization: 'reborn', name: 'shared-name', policyIds: { ids: [newPolicy.id] } },
+        newOwner,
+      )
+    ).policySet!;
     // The old organization's policy cannot be attached to the new one's set.
     await expect(
       h.clients.policySets.AddPolicies({ policySetId: newSet.id, ids: [oldPolicy.id] }, newOwner),
@@ -176,9 +193,9 @@ describe('admin-orgs deletions', () => {
 
     // The old organization's deletion arrives late: only its own data goes.
     await publish(TOPICS.organizationDeleted, { organization: 'reborn', organizationId: 'org-id-reborn-1' });
-    expect((await h.clients.policySets.GetPolicySet({ id: newSet.id }, newOwner)).policyIds).toEqual([
-      newPolicy.id,
-    ]);
+    expect(
+      (await h.clients.policySets.GetPolicySet({ id: newSet.id }, newOwner)).policySet!.policyIds,
+    ).toEqual([newPolicy.id]);
     expect(
       (await h.clients.policySets.ListPolicySets({ organization: 'reborn' }, newOwner)).policySets,
     ).toHaveLength(1);

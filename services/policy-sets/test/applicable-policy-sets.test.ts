@@ -1,3 +1,4 @@
+import { enforcementLevel } from '@policyhub/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { managerOf, startHarness } from './support/policy-sets-harness.js';
 
@@ -23,13 +24,19 @@ afterAll(async () => {
 });
 
 async function policy(name: string, level: string, code: string) {
-  const p = await h.clients.policies.CreatePolicy({ organization: ORG, name, enforcementLevel: level }, as);
+  const p = (
+    await h.clients.policies.CreatePolicy(
+      { organization: ORG, name, enforcementLevel: enforcementLevel.fromKnownWord(level) },
+      as,
+    )
+  ).policy!;
   await h.clients.policies.UploadPolicyCode({ id: p.id, code: Buffer.from(code) }, as);
   return p.id;
 }
 
 async function set(name: string, attrs: Record<string, unknown>) {
-  return (await h.clients.policySets.CreatePolicySet({ organization: ORG, name, ...attrs }, as)).id;
+  return (await h.clients.policySets.CreatePolicySet({ organization: ORG, name, ...attrs }, as)).policySet!
+    .id;
 }
 
 describe('GetApplicablePolicySets', () => {
@@ -58,7 +65,7 @@ describe('GetApplicablePolicySets', () => {
         workspaceIds: { ids: ['ws-elsewhere'] },
         projectIds: { ids: ['prj-other'] },
       }),
-      kindB: await set('kind-b', { kind: 'kind_b', global: true }),
+      kindB: await set('kind-b', { kind: 'POLICY_KIND_B', global: true }),
       hard,
       soft,
     };
@@ -70,27 +77,31 @@ describe('GetApplicablePolicySets', () => {
       organizationId: `org-id-${ORG}`,
       workspaceId: 'ws-target',
       projectId: 'prj-target',
-      kind: '',
     });
     expect(res.policySets.map((s) => s.name)).toEqual(['global', 'on-workspace', 'on-project', 'kind-b']);
     const global = res.policySets[0]!;
-    expect(global).toMatchObject({ id: ids.global, kind: 'kind_a', overridable: false, agentEnabled: false });
-    expect(global.policies).toEqual([
+    expect(global).toMatchObject({
+      id: ids.global,
+      kind: 'POLICY_KIND_A',
+      overridable: false,
+      agentEnabled: false,
+    });
+    expect(global.policies).toMatchObject([
       {
         id: ids.hard,
         name: 'no-public-buckets',
-        enforcementLevel: 'hard-mandatory',
+        enforcementLevel: 'ENFORCEMENT_LEVEL_HARD_MANDATORY',
         code: 'main = rule { false }',
       },
       {
         id: ids.soft,
         name: 'tags-required',
-        enforcementLevel: 'soft-mandatory',
+        enforcementLevel: 'ENFORCEMENT_LEVEL_SOFT_MANDATORY',
         code: 'main = rule { true }',
       },
     ]);
     expect(res.policySets[2]).toMatchObject({ agentEnabled: true, overridable: true, policies: [] });
-    expect(res.policySets[3]!.kind).toBe('kind_b');
+    expect(res.policySets[3]!.kind).toBe('POLICY_KIND_B');
   });
 
   it('filters by kind', async () => {
@@ -99,7 +110,7 @@ describe('GetApplicablePolicySets', () => {
       organizationId: `org-id-${ORG}`,
       workspaceId: 'ws-target',
       projectId: 'prj-target',
-      kind: 'kind_b',
+      kind: 'POLICY_KIND_B',
     });
     expect(res.policySets.map((s) => s.name)).toEqual(['kind-b']);
   });
@@ -110,7 +121,7 @@ describe('GetApplicablePolicySets', () => {
       organizationId: `org-id-${ORG}`,
       workspaceId: 'ws-sibling',
       projectId: 'prj-target',
-      kind: 'kind_a',
+      kind: 'POLICY_KIND_A',
     });
     expect(res.policySets.map((s) => s.name)).toEqual([
       'global',
@@ -127,7 +138,6 @@ describe('GetApplicablePolicySets', () => {
       organizationId: `org-id-${ORG}`,
       workspaceId: 'ws-elsewhere',
       projectId: 'prj-other',
-      kind: '',
     });
     expect(h.service.db.queryCount - before).toBeLessThanOrEqual(2);
     expect(res.policySets.map((s) => s.name)).toEqual(['global', 'global-excluding', 'elsewhere', 'kind-b']);
@@ -135,8 +145,6 @@ describe('GetApplicablePolicySets', () => {
       organization: 'other',
       organizationId: 'org-id-other',
       workspaceId: 'ws-target',
-      projectId: '',
-      kind: '',
     });
     expect(none.policySets).toEqual([]);
   });

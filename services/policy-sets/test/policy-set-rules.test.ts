@@ -2,6 +2,8 @@ import { AppError } from '@policyhub/errors';
 import { describe, expect, it } from 'vitest';
 import {
   type PolicySetFields,
+  type PolicySetInput,
+  type RelationshipFacts,
   resolveNewPolicySet,
   resolvePolicySetUpdate,
 } from '../src/domain/policy-set-rules.js';
@@ -9,9 +11,9 @@ import {
 const NONE = { policyCount: 0 };
 const VCS = {
   identifier: 'acme/p',
-  branch: '',
+  branch: null,
   oauthTokenId: 'ot-1',
-  githubAppInstallationId: '',
+  githubAppInstallationId: null,
   ingressSubmodules: false,
 };
 
@@ -46,7 +48,6 @@ describe('resolveNewPolicySet', () => {
     [{ name: 'bad name' }, NONE, 'name'],
     [{ name: '' }, NONE, 'name'],
     [{ name: 'x'.repeat(129) }, NONE, 'name'],
-    [{ name: 'g', kind: 'kind_c' }, NONE, 'kind'],
     [{ name: 'g', overridable: true }, NONE, 'overridable'],
     [{ name: 'g', kind: 'kind_b', agentEnabled: true }, NONE, 'agent_enabled'],
     [{ name: 'g', policyToolVersion: '0.1.0' }, NONE, 'policy_tool_version'],
@@ -56,23 +57,25 @@ describe('resolveNewPolicySet', () => {
       NONE,
       'vcs_repo.github_app_installation_id',
     ],
-    [{ name: 'g', vcsRepo: { ...VCS, oauthTokenId: '' } }, NONE, 'vcs_repo.oauth_token_id'],
+    [{ name: 'g', vcsRepo: { ...VCS, oauthTokenId: null } }, NONE, 'vcs_repo.oauth_token_id'],
     [{ name: 'g', vcsRepo: VCS }, { policyCount: 1 }, 'vcs_repo'],
     [{ name: 'g', policiesPath: 'x' }, NONE, 'policies_path'],
     [{ name: 'g', global: true }, { policyCount: 0, workspaces: ['ws-1'] }, 'workspaces'],
     [{ name: 'g', global: true }, { policyCount: 0, projects: ['prj-1'] }, 'projects'],
-  ])('rejects %j (%j) at one pointer', (input, facts, pointer) => {
-    expect(pointersOf(() => resolveNewPolicySet(input, facts))).toEqual([pointer]);
-  });
+  ] as Array<[PolicySetInput, RelationshipFacts, string]>)(
+    'rejects %j (%j) at one pointer',
+    (input, facts, pointer) => {
+      expect(pointersOf(() => resolveNewPolicySet(input, facts))).toEqual([pointer]);
+    },
+  );
 
   it('accepts the allowed combinations', () => {
-    for (const input of [
+    for (const input of <PolicySetInput[]>[
       { name: 'a', agentEnabled: true, overridable: true, policyToolVersion: '0.30.0' },
       { name: 'b', kind: 'kind_b', overridable: true, policyToolVersion: 'v1' },
       { name: 'c', vcsRepo: VCS, policiesPath: 'sets/prod' },
       { name: 'd', vcsRepo: { ...VCS, identifier: 'org/project/_git/repo' } },
       { name: 'e', global: true },
-      { name: 'f', policyToolVersion: '' },
     ]) {
       expect(
         pointersOf(() => resolveNewPolicySet(input, { policyCount: 0, workspaces: [] })),
@@ -107,12 +110,6 @@ describe('resolvePolicySetUpdate', () => {
     expect(
       pointersOf(() => resolvePolicySetUpdate(agentSet, { agentEnabled: false, overridable: true }, NONE)),
     ).toEqual(['overridable']);
-  });
-
-  it('treats an empty tool version as not given', () => {
-    expect(resolvePolicySetUpdate(agentSet, { policyToolVersion: '' }, NONE).policyToolVersion).toBe(
-      '0.30.0',
-    );
   });
 
   it('drops policies-path with the repository', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { contracts, encodeMessage } from '@policyhub/contracts';
+import { contracts, encodeMessage, timestampToIso } from '@policyhub/contracts';
 import { InProcessTransport, TOPICS } from '@policyhub/events';
 import { createClient, readServiceError } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
@@ -69,11 +69,13 @@ const remote = async (promise: Promise<unknown>) => {
 };
 
 let counter = 0;
-const newSet = (extra: Record<string, unknown> = {}, organization = ORG) =>
-  sets.CreatePolicySet(
-    { organization, name: `set-${++counter}`, ...extra },
-    { principal: managerOf(organization) },
-  );
+const newSet = async (extra: Record<string, unknown> = {}, organization = ORG) =>
+  (
+    await sets.CreatePolicySet(
+      { organization, name: `set-${++counter}`, ...extra },
+      { principal: managerOf(organization) },
+    )
+  ).policySet!;
 
 /** Publishes storage.upload-completed as storage's relay would; resolves once it was applied. */
 async function uploadCompleted(payload: Record<string, unknown>, eventId = randomUUID()) {
@@ -107,17 +109,17 @@ const succeeded = (v: { id: string; policySetId: string }) => ({
 describe('creating versions', () => {
   it('creates a pending version whose upload session expires one hour after created-at', async () => {
     const set = await newSet();
-    const v = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    const v = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
     expect(v).toMatchObject({
       id: expect.stringMatching(/^polsetver-/),
       policySetId: set.id,
       organization: ORG,
-      source: 'tfe-api',
-      status: 'pending',
-      statusTimestamps: { 'pending-at': v.createdAt },
-      error: '',
+      source: 'POLICY_SET_VERSION_SOURCE_TFE_API',
+      status: 'POLICY_SET_VERSION_STATUS_PENDING',
+      statusTimestamps: { pendingAt: v.createdAt, readyAt: null, erroredAt: null },
       uploadToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
+    expect(v.error).toBeUndefined();
     const session = storage.state.sessions.at(-1)!;
     expect(session).toMatchObject({
       organization: ORG,
@@ -125,23 +127,24 @@ describe('creating versions', () => {
       ownerId: v.id,
       ownerParentId: set.id,
     });
-    expect(Date.parse(session.expiresAt) - Date.parse(v.createdAt)).toBe(3600_000);
+    expect(Date.parse(session.expiresAt) - Date.parse(timestampToIso(v.createdAt)!)).toBe(3600_000);
     expect(session.token).toBe(v.uploadToken);
     // A kind_a set's archive must be a Sentinel policy set (storage checks it at upload).
     expect(session).toMatchObject({ layout: 'sentinel', layoutRoot: '' });
 
-    const after = await sets.GetPolicySet({ id: set.id }, as);
-    expect(after).toMatchObject({ versioned: true, newestVersionId: v.id, currentVersionId: '' });
+    const after = (await sets.GetPolicySet({ id: set.id }, as)).policySet!;
+    expect(after).toMatchObject({ versioned: true, newestVersionId: v.id });
+    expect(after.currentVersionId).toBeUndefined();
   });
 
   it('asks storage for the OPA layout for a kind_b set', async () => {
-    const set = await newSet({ kind: 'kind_b' });
-    await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    const set = await newSet({ kind: 'POLICY_KIND_B' });
+    (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
     expect(storage.state.sessions.at(-1)).toMatchObject({ layout: 'opa', layoutRoot: '' });
   });
 
   it('refuses sets with a VCS repository or individual policies, with the upstream message', async () => {
-    const policy = await policies.CreatePolicy({ organization: ORG, name: `pol-${++counter}` }, as);
+    const policy = (await policies.CreatePolicy({ organization: ORG, name: `pol-${++counter}` }, as)).policy!;
     const withPolicies = await newSet({ policyIds: { ids: [policy.id] } });
     const vcs = await newSet({ vcsRepo: { identifier: 'acme/policies', oauthTokenId: 'ot-1' } });
     for (const set of [withPolicies, vcs]) {
@@ -167,7 +170,7 @@ describe('creating versions', () => {
 
   it('hides sets and versions from callers without manage-policies', async () => {
     const set = await newSet();
-    const v = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    const v = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
     const stranger = { principal: managerOf('elsewhere') };
     expect((await remote(versions.CreatePolicySetVersion({ policySetId: set.id }, stranger))).status).toBe(
       grpc.status.NOT_FOUND,
@@ -197,20 +200,24 @@ describe('creating versions', () => {
       storage.state.down = false;
     }
     expect((await versions.ListPolicySetVersions({ policySetId: set.id }, as)).page?.totalCount).toBe(0);
-    expect((await sets.GetPolicySet({ id: set.id }, as)).versioned).toBe(false);
+    expect((await sets.GetPolicySet({ id: set.id }, as)).policySet!.versioned).toBe(false);
   });
 
   it('keeps newest-version on the latest created version when creates race', async () => {
     const set = await newSet();
     const created = await Promise.all(
-      Array.from({ length: 6 }, () => versions.CreatePolicySetVersion({ policySetId: set.id }, as)),
+      Array.from({ length: 6 }, () =>
+        versions
+          .CreatePolicySetVersion({ policySetId: set.id }, as)
+          .then((r) => ({ ...r.version!, createdAt: timestampToIso(r.version!.createdAt)! })),
+      ),
     );
     const latest = [...created]
       .sort((a, b) =>
         a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
       )
       .at(-1)!;
-    expect((await sets.GetPolicySet({ id: set.id }, as)).newestVersionId).toBe(latest.id);
+    expect((await sets.GetPolicySet({ id: set.id }, as)).policySet!.newestVersionId).toBe(latest.id);
     const listed = await versions.ListPolicySetVersions(
       { policySetId: set.id, page: { number: 1, size: 100 } },
       as,
@@ -221,30 +228,29 @@ describe('creating versions', () => {
 
   it('stops handing out the upload token once it has expired', async () => {
     const set = await newSet();
-    const v = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    const v = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
     await service.db.query(
       "UPDATE policy_set_versions SET upload_expires_at = now() - interval '1 second' WHERE id = $1",
       [v.id],
     );
-    expect(await versions.GetPolicySetVersion({ id: v.id }, as)).toMatchObject({
-      status: 'pending',
-      uploadToken: '',
-    });
+    const expired = (await versions.GetPolicySetVersion({ id: v.id }, as)).version!;
+    expect(expired.status).toBe('POLICY_SET_VERSION_STATUS_PENDING');
+    expect(expired.uploadToken).toBeUndefined();
   });
 });
 
 describe('applying upload outcomes (storage.upload-completed)', () => {
   it('makes the version ready and current, exactly once per event', async () => {
     const set = await newSet();
-    const v = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    const v = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
     const eventId = await uploadCompleted(succeeded(v));
-    const ready = await versions.GetPolicySetVersion({ id: v.id }, as);
+    const ready = (await versions.GetPolicySetVersion({ id: v.id }, as)).version!;
     expect(ready).toMatchObject({
-      status: 'ready',
-      uploadToken: '',
-      statusTimestamps: { 'ready-at': expect.any(String) },
+      status: 'POLICY_SET_VERSION_STATUS_READY',
+      statusTimestamps: { readyAt: { seconds: expect.any(String), nanos: expect.any(Number) } },
     });
-    expect((await sets.GetPolicySet({ id: set.id }, as)).currentVersionId).toBe(v.id);
+    expect(ready.uploadToken).toBeUndefined();
+    expect((await sets.GetPolicySet({ id: set.id }, as)).policySet!.currentVersionId).toBe(v.id);
     const { rows } = await service.db.query(
       'SELECT object_key, size_bytes, sha256 FROM policy_set_versions WHERE id = $1',
       [v.id],
@@ -252,7 +258,7 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
     expect(rows[0]).toEqual({ object_key: succeeded(v).objectKey, size_bytes: 123, sha256: 'ab'.repeat(32) });
 
     await uploadCompleted(succeeded(v), eventId);
-    expect(await versions.GetPolicySetVersion({ id: v.id }, as)).toEqual(ready);
+    expect((await versions.GetPolicySetVersion({ id: v.id }, as)).version!).toEqual(ready);
     const processed = await service.db.query(
       'SELECT count(*)::int AS n FROM processed_events WHERE consumer = $1 AND event_id = $2',
       [UPLOAD_COMPLETED_CONSUMER, eventId],
@@ -262,9 +268,9 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
 
   it('marks the version errored with the reason and leaves the current version alone', async () => {
     const set = await newSet();
-    const good = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    const good = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
     await uploadCompleted(succeeded(good));
-    const bad = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    const bad = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
     await uploadCompleted({
       ...succeeded(bad),
       ok: false,
@@ -272,14 +278,15 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
       errorCode: 'STORAGE_ARCHIVE_PATH_TRAVERSAL',
       errorMessage: 'the archive contains a path with "..": "../x"',
     });
-    expect(await versions.GetPolicySetVersion({ id: bad.id }, as)).toMatchObject({
-      status: 'errored',
+    const errored = (await versions.GetPolicySetVersion({ id: bad.id }, as)).version!;
+    expect(errored.uploadToken).toBeUndefined();
+    expect(errored).toMatchObject({
+      status: 'POLICY_SET_VERSION_STATUS_ERRORED',
       error: 'STORAGE_ARCHIVE_PATH_TRAVERSAL',
       errorMessage: 'the archive contains a path with "..": "../x"',
-      statusTimestamps: { 'errored-at': expect.any(String) },
-      uploadToken: '',
+      statusTimestamps: { erroredAt: { seconds: expect.any(String), nanos: expect.any(Number) } },
     });
-    expect(await sets.GetPolicySet({ id: set.id }, as)).toMatchObject({
+    expect((await sets.GetPolicySet({ id: set.id }, as)).policySet!).toMatchObject({
       currentVersionId: good.id,
       newestVersionId: bad.id,
     });
@@ -288,9 +295,9 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
   it('errors a version whose organization was disabled or deleted before the outcome was applied', async () => {
     for (const change of ['disabled', 'deleted', 're-registered'] as const) {
       const set = await newSet();
-      const good = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+      const good = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
       await uploadCompleted(succeeded(good));
-      const late = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+      const late = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
       // Storage checked the organization before storing; it changed before policy-sets applied.
       const saved = tenancy.organizations[ORG]!;
       if (change === 'disabled') tenancy.organizations[ORG] = { ...saved, isDisabled: true };
@@ -302,28 +309,32 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
       } finally {
         tenancy.organizations[ORG] = saved;
       }
-      expect(await versions.GetPolicySetVersion({ id: late.id }, as)).toMatchObject({
-        status: 'errored',
+      expect((await versions.GetPolicySetVersion({ id: late.id }, as)).version!).toMatchObject({
+        status: 'POLICY_SET_VERSION_STATUS_ERRORED',
         error: 'POLICY_SETS_ORGANIZATION_UNAVAILABLE',
         errorMessage: expect.stringContaining(
           `was ${change === 'disabled' ? 'disabled' : 'deleted'} before the upload was applied`,
         ),
       });
-      expect((await sets.GetPolicySet({ id: set.id }, as)).currentVersionId).toBe(good.id);
+      expect((await sets.GetPolicySet({ id: set.id }, as)).policySet!.currentVersionId).toBe(good.id);
     }
   });
 
   it('ignores outcomes for other owners, deleted versions, and versions already settled', async () => {
     const set = await newSet();
-    const v = await versions.CreatePolicySetVersion({ policySetId: set.id }, as);
+    const v = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
     await uploadCompleted({ ...succeeded(v), ownerKind: 'something-else' });
     await uploadCompleted({ ...succeeded(v), ownerId: 'polsetver-gone' });
-    expect((await versions.GetPolicySetVersion({ id: v.id }, as)).status).toBe('pending');
+    expect((await versions.GetPolicySetVersion({ id: v.id }, as)).version!.status).toBe(
+      'POLICY_SET_VERSION_STATUS_PENDING',
+    );
 
     await uploadCompleted({ ...succeeded(v), ok: false, errorCode: 'E', errorMessage: 'failed' });
     await uploadCompleted(succeeded(v));
-    expect((await versions.GetPolicySetVersion({ id: v.id }, as)).status).toBe('errored');
-    expect((await sets.GetPolicySet({ id: set.id }, as)).currentVersionId).toBe('');
+    expect((await versions.GetPolicySetVersion({ id: v.id }, as)).version!.status).toBe(
+      'POLICY_SET_VERSION_STATUS_ERRORED',
+    );
+    expect((await sets.GetPolicySet({ id: set.id }, as)).policySet!.currentVersionId).toBeUndefined();
   });
 
   it('dead-letters an event it cannot decode, with the error, for operators', async () => {

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  canTakeUploadedVersions,
-  isUploadUsable,
-  settle,
-  statusTimestamps,
-  uploadExpiry,
-} from '../src/domain/versions.js';
+import { canTakeUploadedVersions, isUploadUsable, settle, uploadExpiry } from '../src/domain/versions.js';
 
 describe('policy set version rules', () => {
   it('takes uploaded versions only without a VCS repository and without individual policies', () => {
@@ -42,15 +36,5 @@ describe('policy set version rules', () => {
     });
     expect(settle({ status: 'ready' }, ok)).toBeUndefined();
     expect(settle({ status: 'errored' }, ok)).toBeUndefined();
-  });
-
-  it('reports the timestamps of the states reached', () => {
-    expect(statusTimestamps({ pendingAt: 'a', readyAt: null, erroredAt: null })).toEqual({
-      'pending-at': 'a',
-    });
-    expect(statusTimestamps({ pendingAt: 'a', readyAt: 'b', erroredAt: null })).toEqual({
-      'pending-at': 'a',
-      'ready-at': 'b',
-    });
   });
 });

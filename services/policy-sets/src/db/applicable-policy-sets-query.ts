@@ -24,8 +24,10 @@ export interface ApplicablePolicyRow {
 export interface ApplicableQuery {
   organization: OrganizationRef;
   workspaceId: string;
-  projectId: string;
-  kind: string;
+  /** Null for a workspace outside any project. */
+  projectId: string | null;
+  /** Undefined: every kind. */
+  kind: Kind | undefined;
 }
 
 /**
@@ -43,15 +45,15 @@ export async function findApplicablePolicySets(
        FROM policy_sets ps
        LEFT JOIN policy_set_versions v ON v.id = ps.current_version_id
       WHERE ${inOrganization('ps', 1, 5)}
-        AND ($4 = '' OR ps.kind = $4)
+        AND ($4::text IS NULL OR ps.kind = $4)
         AND (ps.global
              OR EXISTS (SELECT 1 FROM policy_set_workspaces w WHERE w.policy_set_id = ps.id AND w.workspace_id = $2)
-             OR ($3 <> '' AND EXISTS (SELECT 1 FROM policy_set_projects p
+             OR ($3::text IS NOT NULL AND EXISTS (SELECT 1 FROM policy_set_projects p
                                        WHERE p.policy_set_id = ps.id AND p.project_id = $3)))
         AND NOT EXISTS (SELECT 1 FROM policy_set_workspace_exclusions x
                          WHERE x.policy_set_id = ps.id AND x.workspace_id = $2)
       ORDER BY ps.created_at, ps.id`,
-    [q.organization.id, q.workspaceId, q.projectId, q.kind, q.organization.name],
+    [q.organization.id, q.workspaceId, q.projectId, q.kind ?? null, q.organization.name],
   );
   if (sets.length === 0) return { sets, policies: [] };
   const { rows: policies } = await db.query<ApplicablePolicyRow>(

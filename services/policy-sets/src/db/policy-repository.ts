@@ -93,24 +93,24 @@ export class PolicyRepository {
 
   async list(
     organization: OrganizationRef,
-    filter: { search: string; kind: string },
+    filter: { search: string; kind: Kind | undefined },
     limit: number,
     offset: number,
   ) {
     const { rows } = await this.db.query<PolicyRow & { total: number }>(
       `SELECT ${COLUMNS}, page.total FROM (
          SELECT id, count(*) OVER () AS total FROM policies
-          WHERE ${inOrganization('', 1, 6)} AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)
+          WHERE ${inOrganization('', 1, 6)} AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3::text IS NULL OR kind = $3)
           ORDER BY created_at, id LIMIT $4 OFFSET $5
        ) page JOIN policies p ON p.id = page.id
        ORDER BY p.created_at, p.id`,
-      [organization.id, escapeLike(filter.search), filter.kind, limit, offset, organization.name],
+      [organization.id, escapeLike(filter.search), filter.kind ?? null, limit, offset, organization.name],
     );
     if (rows.length > 0) return { rows, total: rows[0]!.total };
     const { rows: count } = await this.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM policies
-        WHERE ${inOrganization('', 1, 4)} AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)`,
-      [organization.id, escapeLike(filter.search), filter.kind, organization.name],
+        WHERE ${inOrganization('', 1, 4)} AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3::text IS NULL OR kind = $3)`,
+      [organization.id, escapeLike(filter.search), filter.kind ?? null, organization.name],
     );
     return { rows, total: count[0]?.n ?? 0 };
   }

@@ -31,11 +31,12 @@ export interface PolicySetRow {
   workspace_exclusion_ids: string[];
 }
 
+/** The `vcs_repo` JSON column (null = not set; migration 0005 turned older `""` into null). */
 interface StoredVcsRepo {
   identifier: string;
-  branch: string;
-  oauth_token_id: string;
-  github_app_installation_id: string;
+  branch: string | null;
+  oauth_token_id: string | null;
+  github_app_installation_id: string | null;
   ingress_submodules: boolean;
 }
 
@@ -86,11 +87,12 @@ const COLUMNS = `ps.id, ps.organization, ps.organization_id, ps.name, ps.descrip
 
 export interface PolicySetFilter {
   search: string;
-  kind: string;
+  /** Undefined: every kind. */
+  kind: Kind | undefined;
   versioned: boolean | null;
 }
 
-const FILTER = `${inOrganization('', 1, 7)} AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3 = '' OR kind = $3)
+const FILTER = `${inOrganization('', 1, 7)} AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3::text IS NULL OR kind = $3)
   AND ($4::boolean IS NULL OR (versioned OR vcs_repo IS NOT NULL) = $4)`;
 
 const storedVcsRepo = (v: VcsRepo | null): StoredVcsRepo | null =>
@@ -145,7 +147,7 @@ export class PolicySetRepository {
   }
 
   async list(organization: OrganizationRef, filter: PolicySetFilter, limit: number, offset: number) {
-    const params = [organization.id, escapeLike(filter.search), filter.kind, filter.versioned];
+    const params = [organization.id, escapeLike(filter.search), filter.kind ?? null, filter.versioned];
     // Page first, then the linkage of just that page.
     const { rows } = await this.db.query<PolicySetRow & { total: number }>(
       `SELECT ${COLUMNS}, page.total FROM (

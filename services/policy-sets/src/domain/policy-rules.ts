@@ -1,16 +1,8 @@
 import { ValidationErrors } from '@policyhub/errors';
 import { checkName } from './names.js';
-import {
-  DEFAULT_ENFORCEMENT_LEVEL,
-  DEFAULT_KIND,
-  ENFORCEMENT_LEVELS,
-  type EnforcementLevel,
-  isEnforcementLevel,
-  isKind,
-  type Kind,
-} from './vocabulary.js';
+import { DEFAULT_ENFORCEMENT_LEVEL, DEFAULT_KIND, type EnforcementLevel, type Kind } from './vocabulary.js';
 
-/** A policy's own fields, as stored. Empty optional strings are normalised to null. */
+/** A policy's own fields, as stored; null = not set. */
 export interface PolicyFields {
   name: string;
   description: string | null;
@@ -20,21 +12,21 @@ export interface PolicyFields {
   enforcePath: string | null;
 }
 
-/** What a client sent; undefined = not given. `enforceMode`/`enforcePath` are the deprecated form. */
+/**
+ * What a client sent; undefined = not given, null = clear. `enforceMode`/`enforcePath` are the
+ * deprecated form.
+ */
 export interface PolicyInput {
   name?: string | undefined;
-  description?: string | undefined;
-  kind?: string | undefined;
-  query?: string | undefined;
-  enforcementLevel?: string | undefined;
-  enforcePath?: string | undefined;
-  enforceMode?: string | undefined;
+  description?: string | null | undefined;
+  kind?: Kind | undefined;
+  query?: string | null | undefined;
+  enforcementLevel?: EnforcementLevel | undefined;
+  enforcePath?: string | null | undefined;
+  enforceMode?: EnforcementLevel | undefined;
 }
 
 export const POLICY_CODE_MAX_BYTES = 1024 * 1024;
-
-const nullIfEmpty = (v: string | undefined | null): string | null =>
-  v === undefined || v === null || v === '' ? null : v;
 
 /** Validates a new policy and fills in defaults (kind_a; soft-mandatory when no level is given). */
 export function resolveNewPolicy(input: PolicyInput): PolicyFields {
@@ -51,54 +43,27 @@ function resolve(current: PolicyFields | undefined, input: PolicyInput): PolicyF
   const name = input.name ?? current?.name ?? '';
   if (input.name !== undefined || !current) checkName(errors, 'POLICY_SETS_INVALID_POLICY_NAME', name);
 
-  const requestedKind =
-    input.kind === undefined || input.kind === '' ? (current?.kind ?? DEFAULT_KIND) : input.kind;
-  let kind: Kind = current?.kind ?? DEFAULT_KIND;
-  if (!isKind(requestedKind)) {
-    errors.add('POLICY_SETS_INVALID_KIND', 'kind', 'Kind must be kind_a or kind_b');
-  } else if (current && requestedKind !== current.kind) {
+  const kind: Kind = current?.kind ?? input.kind ?? DEFAULT_KIND;
+  if (current && input.kind !== undefined && input.kind !== current.kind) {
     errors.add('POLICY_SETS_KIND_IMMUTABLE', 'kind', 'Kind cannot be changed after creation');
-  } else {
-    kind = requestedKind;
   }
 
-  const query = input.query !== undefined ? nullIfEmpty(input.query) : (current?.query ?? null);
+  const query = input.query !== undefined ? input.query : (current?.query ?? null);
   if (query !== null && kind !== 'kind_b') {
     errors.add('POLICY_SETS_QUERY_REQUIRES_KIND_B', 'query', 'Query is only valid for kind_b policies');
   }
 
-  const level = resolveLevel(current, input, errors);
-  const enforcePath =
-    input.enforcePath !== undefined ? nullIfEmpty(input.enforcePath) : (current?.enforcePath ?? null);
+  // `enforcement-level` wins over the deprecated `enforce[0].mode`.
+  const level = input.enforcementLevel ?? input.enforceMode ?? current?.enforcementLevel;
+  const enforcePath = input.enforcePath !== undefined ? input.enforcePath : (current?.enforcePath ?? null);
 
   errors.throwIfAny();
   return {
     name,
-    description:
-      input.description !== undefined ? nullIfEmpty(input.description) : (current?.description ?? null),
+    description: input.description !== undefined ? input.description : (current?.description ?? null),
     kind,
     query,
     enforcementLevel: level ?? DEFAULT_ENFORCEMENT_LEVEL,
     enforcePath,
   };
-}
-
-/** `enforcement-level` wins over the deprecated `enforce[0].mode`; each is checked where it was sent. */
-function resolveLevel(
-  current: PolicyFields | undefined,
-  input: PolicyInput,
-  errors: ValidationErrors,
-): EnforcementLevel | undefined {
-  const allowed = `Enforcement level must be one of ${ENFORCEMENT_LEVELS.join(', ')}`;
-  if (input.enforcementLevel !== undefined && input.enforcementLevel !== '') {
-    if (isEnforcementLevel(input.enforcementLevel)) return input.enforcementLevel;
-    errors.add('POLICY_SETS_INVALID_ENFORCEMENT_LEVEL', 'enforcement_level', allowed);
-    return undefined;
-  }
-  if (input.enforceMode !== undefined && input.enforceMode !== '') {
-    if (isEnforcementLevel(input.enforceMode)) return input.enforceMode;
-    errors.add('POLICY_SETS_INVALID_ENFORCEMENT_LEVEL', 'enforce[0].mode', allowed);
-    return undefined;
-  }
-  return current?.enforcementLevel;
 }

@@ -1,9 +1,9 @@
 import { ValidationErrors } from '@policyhub/errors';
 import { checkName } from './names.js';
 import { checkVcsRepo, type VcsRepo } from './vcs-repo.js';
-import { DEFAULT_KIND, DEFAULT_POLICY_TOOL_VERSION, isKind, type Kind } from './vocabulary.js';
+import { DEFAULT_KIND, DEFAULT_POLICY_TOOL_VERSION, type Kind } from './vocabulary.js';
 
-/** A policy set's own fields, as stored. Empty optional strings are normalised to null. */
+/** A policy set's own fields, as stored; null = not set. */
 export interface PolicySetFields {
   name: string;
   description: string | null;
@@ -16,16 +16,16 @@ export interface PolicySetFields {
   vcsRepo: VcsRepo | null;
 }
 
-/** Attributes a client sent; undefined = not given. */
+/** Attributes a client sent; undefined = not given, null = clear. */
 export interface PolicySetInput {
   name?: string | undefined;
-  description?: string | undefined;
+  description?: string | null | undefined;
   global?: boolean | undefined;
-  kind?: string | undefined;
+  kind?: Kind | undefined;
   overridable?: boolean | undefined;
   agentEnabled?: boolean | undefined;
   policyToolVersion?: string | undefined;
-  policiesPath?: string | undefined;
+  policiesPath?: string | null | undefined;
   /** null = remove the repository. */
   vcsRepo?: VcsRepo | null | undefined;
 }
@@ -40,26 +40,19 @@ export interface RelationshipFacts {
 const TOOL_VERSION_MAX = 64;
 const PATH_MAX = 1024;
 
-const nullIfEmpty = (v: string | undefined): string | null => (v === undefined || v === '' ? null : v);
-/** `""` and absence both mean "not set" for the tool version (older clients send `""`). */
-const toolVersion = (v: string | undefined): string | undefined =>
-  v === undefined || v === '' ? undefined : v;
-
 /** A new set from the create body: the spec's defaults, then every rule. */
 export function resolveNewPolicySet(input: PolicySetInput, facts: RelationshipFacts): PolicySetFields {
   const errors = new ValidationErrors();
   checkName(errors, 'POLICY_SETS_INVALID_NAME', input.name ?? '');
-  const kind = input.kind === undefined || input.kind === '' ? DEFAULT_KIND : input.kind;
-  if (!isKind(kind)) errors.add('POLICY_SETS_INVALID_KIND', 'kind', 'Kind must be kind_a or kind_b');
   const fields: PolicySetFields = {
     name: input.name ?? '',
-    description: nullIfEmpty(input.description),
+    description: input.description ?? null,
     global: input.global ?? false,
-    kind: isKind(kind) ? kind : DEFAULT_KIND,
+    kind: input.kind ?? DEFAULT_KIND,
     overridable: input.overridable ?? false,
     agentEnabled: input.agentEnabled ?? false,
-    policyToolVersion: toolVersion(input.policyToolVersion) ?? DEFAULT_POLICY_TOOL_VERSION,
-    policiesPath: nullIfEmpty(input.policiesPath),
+    policyToolVersion: input.policyToolVersion ?? DEFAULT_POLICY_TOOL_VERSION,
+    policiesPath: input.policiesPath ?? null,
     vcsRepo: input.vcsRepo ?? null,
   };
   checkPolicySet(errors, fields, facts);
@@ -79,29 +72,23 @@ export function resolvePolicySetUpdate(
 ): PolicySetFields {
   const errors = new ValidationErrors();
   if (input.name !== undefined) checkName(errors, 'POLICY_SETS_INVALID_NAME', input.name);
-  if (input.kind !== undefined && input.kind !== '' && input.kind !== current.kind) {
-    if (!isKind(input.kind)) errors.add('POLICY_SETS_INVALID_KIND', 'kind', 'Kind must be kind_a or kind_b');
-    else errors.add('POLICY_SETS_KIND_IMMUTABLE', 'kind', 'Kind cannot be changed after creation');
+  if (input.kind !== undefined && input.kind !== current.kind) {
+    errors.add('POLICY_SETS_KIND_IMMUTABLE', 'kind', 'Kind cannot be changed after creation');
   }
   const agentEnabled = input.agentEnabled ?? current.agentEnabled;
   const agentTurnedOff = current.kind === 'kind_a' && current.agentEnabled && !agentEnabled;
   const vcsRepo = input.vcsRepo === undefined ? current.vcsRepo : input.vcsRepo;
   const fields: PolicySetFields = {
     name: input.name ?? current.name,
-    description: input.description !== undefined ? nullIfEmpty(input.description) : current.description,
+    description: input.description !== undefined ? input.description : current.description,
     global: input.global ?? current.global,
     kind: current.kind,
     agentEnabled,
     overridable: input.overridable ?? (agentTurnedOff ? false : current.overridable),
     policyToolVersion:
-      toolVersion(input.policyToolVersion) ??
-      (agentTurnedOff ? DEFAULT_POLICY_TOOL_VERSION : current.policyToolVersion),
+      input.policyToolVersion ?? (agentTurnedOff ? DEFAULT_POLICY_TOOL_VERSION : current.policyToolVersion),
     policiesPath:
-      input.policiesPath !== undefined
-        ? nullIfEmpty(input.policiesPath)
-        : vcsRepo === null
-          ? null
-          : current.policiesPath,
+      input.policiesPath !== undefined ? input.policiesPath : vcsRepo === null ? null : current.policiesPath,
     vcsRepo,
   };
   checkPolicySet(errors, fields, facts);

@@ -1,10 +1,11 @@
 import type { ValidationErrors } from '@policyhub/errors';
 
+/** A set's VCS repository; null = not set. */
 export interface VcsRepo {
   identifier: string;
-  branch: string;
-  oauthTokenId: string;
-  githubAppInstallationId: string;
+  branch: string | null;
+  oauthTokenId: string | null;
+  githubAppInstallationId: string | null;
   ingressSubmodules: boolean;
 }
 
@@ -24,13 +25,13 @@ export function checkVcsRepo(errors: ValidationErrors, repo: VcsRepo): void {
       'Identifier must have the format <namespace>/<repo> (or <org>/<project>/_git/<repo>)',
     );
   }
-  if (repo.oauthTokenId !== '' && repo.githubAppInstallationId !== '') {
+  if (repo.oauthTokenId !== null && repo.githubAppInstallationId !== null) {
     errors.add(
       'POLICY_SETS_INVALID_VCS_REPO',
       `${POINTER}.github_app_installation_id`,
       'oauth-token-id and github-app-installation-id cannot be given together',
     );
-  } else if (repo.oauthTokenId === '' && repo.githubAppInstallationId === '') {
+  } else if (repo.oauthTokenId === null && repo.githubAppInstallationId === null) {
     errors.add(
       'POLICY_SETS_INVALID_VCS_REPO',
       `${POINTER}.oauth_token_id`,

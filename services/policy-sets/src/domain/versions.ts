@@ -86,11 +86,3 @@ export function settle(
     errorMessage: outcome.errorMessage || 'the upload could not be processed',
   };
 }
-
-/** `status-timestamps` keys present for the states a version has reached. */
-export function statusTimestamps(v: { pendingAt: string; readyAt: string | null; erroredAt: string | null }) {
-  const out: Record<string, string> = { 'pending-at': v.pendingAt };
-  if (v.readyAt) out['ready-at'] = v.readyAt;
-  if (v.erroredAt) out['errored-at'] = v.erroredAt;
-  return out;
-}

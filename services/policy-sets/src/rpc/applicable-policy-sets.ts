@@ -1,7 +1,9 @@
-import type { policysetsV1 } from '@policyhub/contracts';
+import { enforcementLevel, type policysetsV1, policyKind } from '@policyhub/contracts';
 import type { Handlers } from '@policyhub/grpc-runtime';
 import { findApplicablePolicySets } from '../db/applicable-policy-sets-query.js';
 import type { PolicySetsDeps } from '../deps.js';
+import { optional } from './mappers.js';
+import { kindOf } from './policy-set-input.js';
 
 /**
  * Internal API for the runs service (no principal): the sets applying to a workspace with
@@ -14,10 +16,10 @@ export function applicablePolicySetHandlers({
   return {
     async GetApplicablePolicySets(req) {
       const { sets, policies } = await findApplicablePolicySets(db, {
-        organization: { name: req.organization, id: req.organizationId || null },
+        organization: { name: req.organization, id: req.organizationId ?? null },
         workspaceId: req.workspaceId,
-        projectId: req.projectId,
-        kind: req.kind,
+        projectId: req.projectId ?? null,
+        kind: kindOf(req.kind),
       });
       const bySet = new Map<string, policysetsV1.ApplicablePolicy[]>();
       for (const p of policies) {
@@ -25,8 +27,8 @@ export function applicablePolicySetHandlers({
         list.push({
           id: p.id,
           name: p.name,
-          enforcementLevel: p.enforcement_level,
-          code: p.code?.toString('utf8') ?? '',
+          enforcementLevel: enforcementLevel.fromKnownWord(p.enforcement_level),
+          code: p.code?.toString('utf8'),
         });
         bySet.set(p.policy_set_id, list);
       }
@@ -34,13 +36,13 @@ export function applicablePolicySetHandlers({
         policySets: sets.map((s) => ({
           id: s.id,
           name: s.name,
-          kind: s.kind,
+          kind: policyKind.fromKnownWord(s.kind),
           overridable: s.overridable,
           agentEnabled: s.agent_enabled,
           policies: bySet.get(s.id) ?? [],
-          currentVersionObjectKey: s.current_version_object_key ?? '',
-          currentVersionId: s.current_version_id ?? '',
-          policiesPath: s.policies_path ?? '',
+          currentVersionObjectKey: optional(s.current_version_object_key),
+          currentVersionId: optional(s.current_version_id),
+          policiesPath: optional(s.policies_path),
         })),
       };
     },

@@ -1,4 +1,4 @@
-import type { policysetsV1 } from '@policyhub/contracts';
+import { enforcementLevel, type policysetsV1 } from '@policyhub/contracts';
 import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound, tooLarge } from '@policyhub/errors';
 import type { Handlers, Principal } from '@policyhub/grpc-runtime';
@@ -7,9 +7,14 @@ import type { OrganizationRef } from '../db/organization-scope.js';
 import { PolicyRepository, toPolicyFields } from '../db/policy-repository.js';
 import type { PolicySetsDeps } from '../deps.js';
 import { canManagePolicies, requireManagePolicies } from '../domain/access.js';
-import { checkKindFilter } from '../domain/kind-filter.js';
-import { POLICY_CODE_MAX_BYTES, resolveNewPolicy, resolvePolicyUpdate } from '../domain/policy-rules.js';
+import {
+  POLICY_CODE_MAX_BYTES,
+  type PolicyInput,
+  resolveNewPolicy,
+  resolvePolicyUpdate,
+} from '../domain/policy-rules.js';
 import { toPolicy } from './mappers.js';
+import { change, kindOf } from './policy-set-input.js';
 
 const nameTaken = () =>
   invalidAttribute('POLICY_SETS_POLICY_NAME_TAKEN', 'name', 'Name has already been taken');
@@ -30,6 +35,29 @@ export async function requireOrganization(
   return { name: organization, id: (await lookup.organization(principal, organization)).id };
 }
 
+const levelOf = (level: policysetsV1.EnforcementLevel__Output | undefined) =>
+  level === undefined ? undefined : enforcementLevel.toWord(level);
+
+const createInput = (req: policysetsV1.CreatePolicyRequest__Output): PolicyInput => ({
+  name: req.name,
+  description: req.description,
+  kind: kindOf(req.kind),
+  query: req.query,
+  enforcementLevel: levelOf(req.enforcementLevel),
+  enforcePath: req.enforcePath,
+  enforceMode: levelOf(req.enforceMode),
+});
+
+const updateInput = (req: policysetsV1.UpdatePolicyRequest__Output): PolicyInput => ({
+  name: req.name,
+  description: change(req.description),
+  kind: kindOf(req.kind),
+  query: change(req.query),
+  enforcementLevel: levelOf(req.enforcementLevel),
+  enforcePath: change(req.enforcePath),
+  enforceMode: levelOf(req.enforceMode),
+});
+
 export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policysetsV1.PoliciesHandlers> {
   const repo = new PolicyRepository(db);
   const lookup = new AdminOrgsLookup(clients);
@@ -43,7 +71,7 @@ export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policy
   return {
     async CreatePolicy(req, { principal }) {
       const organization = await requireOrganization(lookup, principal, req.organization);
-      const fields = resolveNewPolicy(req);
+      const fields = resolveNewPolicy(createInput(req));
       const id = newId('pol');
       try {
         await repo.insert(id, organization, fields);
@@ -51,20 +79,19 @@ export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policy
         if (isUniqueViolation(err)) throw nameTaken();
         throw err;
       }
-      return toPolicy((await repo.get(id))!);
+      return { policy: toPolicy((await repo.get(id))!) };
     },
 
     async GetPolicy(req, { principal }) {
-      return toPolicy(await visiblePolicy(principal, req.id));
+      return { policy: toPolicy(await visiblePolicy(principal, req.id)) };
     },
 
     async ListPolicies(req, { principal }) {
       const organization = await requireOrganization(lookup, principal, req.organization);
-      checkKindFilter(req.kind);
       const w = pageWindow(req.page);
       const { rows, total } = await repo.list(
         organization,
-        { search: req.searchName, kind: req.kind },
+        { search: req.searchName, kind: kindOf(req.kind) },
         w.size,
         w.offset,
       );
@@ -73,14 +100,14 @@ export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policy
 
     async UpdatePolicy(req, { principal }) {
       const current = await visiblePolicy(principal, req.id);
-      const fields = resolvePolicyUpdate(toPolicyFields(current), req);
+      const fields = resolvePolicyUpdate(toPolicyFields(current), updateInput(req));
       try {
         await repo.update(current.id, fields);
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken();
         throw err;
       }
-      return toPolicy((await repo.get(current.id))!);
+      return { policy: toPolicy((await repo.get(current.id))!) };
     },
 
     async DeletePolicy(req, { principal }) {
@@ -99,12 +126,12 @@ export function policyHandlers({ db, clients }: PolicySetsDeps): Handlers<policy
         );
       }
       await repo.setCode(policy.id, Buffer.from(req.code));
-      return toPolicy((await repo.get(policy.id))!);
+      return { policy: toPolicy((await repo.get(policy.id))!) };
     },
 
     async DownloadPolicyCode(req, { principal }) {
       const policy = await visiblePolicy(principal, req.id);
-      return { code: (await repo.getCode(policy.id)) ?? Buffer.alloc(0) };
+      return { code: (await repo.getCode(policy.id)) ?? undefined };
     },
 
     async BatchGetPolicies(req, { principal }) {

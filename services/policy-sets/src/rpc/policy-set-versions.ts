@@ -1,5 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
-import type { policysetsV1 } from '@policyhub/contracts';
+import {
+  type policysetsV1,
+  policySetVersionSource,
+  policySetVersionStatus,
+  toOptionalTimestamp,
+  toTimestamp,
+} from '@policyhub/contracts';
 import { pageInfo, pageWindow } from '@policyhub/db';
 import { newId, notFound, unavailable, unprocessable } from '@policyhub/errors';
 import { type Handlers, readServiceError, rethrowAsAppError } from '@policyhub/grpc-runtime';
@@ -8,12 +14,12 @@ import { VersionRepository, type VersionRow } from '../db/version-repository.js'
 import type { PolicySetsDeps } from '../deps.js';
 import { canManagePolicies } from '../domain/access.js';
 import { checkFreeTierApiVersions } from '../domain/free-tier.js';
+import { optional } from './mappers.js';
 import {
   API_VERSION_SOURCE,
   archiveLayoutFor,
   canTakeUploadedVersions,
   isUploadUsable,
-  statusTimestamps,
   UPLOAD_OWNER_KIND,
   uploadExpiry,
   VERSIONS_NOT_SUPPORTED_MESSAGE,
@@ -24,23 +30,23 @@ export function toPolicySetVersion(r: VersionRow, now = new Date()): policysetsV
     id: r.id,
     policySetId: r.policy_set_id,
     organization: r.organization,
-    source: r.source,
-    status: r.status,
-    statusTimestamps: statusTimestamps({
-      pendingAt: r.pending_at,
-      readyAt: r.ready_at,
-      erroredAt: r.errored_at,
-    }),
-    error: r.error ?? '',
-    errorMessage: r.error_message ?? '',
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    source: policySetVersionSource.fromKnownWord(r.source),
+    status: policySetVersionStatus.fromKnownWord(r.status),
+    statusTimestamps: {
+      pendingAt: toTimestamp(r.pending_at),
+      readyAt: toOptionalTimestamp(r.ready_at),
+      erroredAt: toOptionalTimestamp(r.errored_at),
+    },
+    error: optional(r.error),
+    errorMessage: optional(r.error_message),
+    createdAt: toTimestamp(r.created_at),
+    updatedAt: toTimestamp(r.updated_at),
     uploadToken: isUploadUsable(
       { status: r.status, uploadToken: r.upload_token, uploadExpiresAt: r.upload_expires_at },
       now,
     )
       ? r.upload_token!
-      : '',
+      : undefined,
   };
 }
 
@@ -119,14 +125,14 @@ export function policySetVersionHandlers({
         await r.recordNewest(set.id, id);
         return row;
       });
-      return toPolicySetVersion(version);
+      return { version: toPolicySetVersion(version) };
     },
 
     async GetPolicySetVersion(req, { principal }) {
       const version = await repo.get(req.id);
       if (!version || !canManagePolicies(principal, version.organization, version.organization_id))
         throw notFound();
-      return toPolicySetVersion(version);
+      return { version: toPolicySetVersion(version) };
     },
 
     async ListPolicySetVersions(req, { principal }) {

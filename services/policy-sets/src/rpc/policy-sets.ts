@@ -18,11 +18,10 @@ import {
   checkFreeTierSetCount,
   checkFreeTierVcsRepo,
 } from '../domain/free-tier.js';
-import { checkKindFilter } from '../domain/kind-filter.js';
 import { resolveNewPolicySet, resolvePolicySetUpdate } from '../domain/policy-set-rules.js';
 import { toPolicySet } from './mappers.js';
 import { requireOrganization } from './policies.js';
-import { createInput, referencedIds, updateInput } from './policy-set-input.js';
+import { createInput, kindOf, referencedIds, updateInput } from './policy-set-input.js';
 import type { RelationshipRpc } from './policy-set-relationships.js';
 import {
   bodyRelationshipPointer,
@@ -86,20 +85,19 @@ export function policySetHandlers({ db, relay, clients }: PolicySetsDeps): CrudH
         if (isForeignKeyViolation(err)) throw policyGone();
         throw err;
       }
-      return toPolicySet((await repo.get(id))!);
+      return { policySet: toPolicySet((await repo.get(id))!) };
     },
 
     async GetPolicySet(req, { principal }) {
-      return toPolicySet(await visiblePolicySet(repo, principal, req.id));
+      return { policySet: toPolicySet(await visiblePolicySet(repo, principal, req.id)) };
     },
 
     async ListPolicySets(req, { principal }) {
       const organization = await requireOrganization(lookup, principal, req.organization);
-      checkKindFilter(req.kind);
       const w = pageWindow(req.page);
       const { rows, total } = await repo.list(
         organization,
-        { search: req.searchName, kind: req.kind, versioned: req.versioned ?? null },
+        { search: req.searchName, kind: kindOf(req.kind), versioned: req.versioned ?? null },
         w.size,
         w.offset,
       );
@@ -151,7 +149,7 @@ export function policySetHandlers({ db, relay, clients }: PolicySetsDeps): CrudH
         if (isForeignKeyViolation(err)) throw policyGone();
         throw err;
       }
-      return toPolicySet((await repo.get(current.id))!);
+      return { policySet: toPolicySet((await repo.get(current.id))!) };
     },
 
     async DeletePolicySet(req, { principal }) {

@@ -1,7 +1,6 @@
-import { contracts, type policysetsV1 } from '@policyhub/contracts';
+import { contracts, enforcementLevel, type policysetsV1, policyKind } from '@policyhub/contracts';
 import { type ClientCredential, createClient } from '@policyhub/grpc-runtime';
 import type { PolicySetSnapshot } from '../domain/evaluation.js';
-import { isEnforcementLevel } from '../domain/policy-check-status.js';
 import type { PolicySetSource, WorkspaceInfo } from '../domain/ports.js';
 import { dependencyFailure } from './dependency-errors.js';
 
@@ -20,15 +19,15 @@ export function grpcPolicySetSource(
       try {
         res = await client.GetApplicablePolicySets({
           organization: workspace.organization,
-          organizationId: workspace.organizationId,
+          organizationId: workspace.organizationId || undefined,
           workspaceId: workspace.id,
-          projectId: workspace.projectId,
-          kind: 'kind_a',
+          projectId: workspace.projectId || undefined,
+          kind: 'POLICY_KIND_A',
         });
       } catch (err) {
         return dependencyFailure('policy-sets', err);
       }
-      return res.policySets.filter((s) => s.kind === 'kind_a' && !s.agentEnabled).map(toSnapshot);
+      return res.policySets.filter((s) => s.kind === 'POLICY_KIND_A' && !s.agentEnabled).map(toSnapshot);
     },
     close: () => client.close(),
   };
@@ -38,18 +37,18 @@ function toSnapshot(s: policysetsV1.ApplicablePolicySet__Output): PolicySetSnaps
   return {
     id: s.id,
     name: s.name,
-    kind: s.kind,
+    kind: policyKind.toWord(s.kind),
     // The contract has no set parameters yet; the evaluator protocol already carries them.
     parameters: {},
     policies: s.policies.map((p) => ({
       id: p.id,
       name: p.name,
-      // policy-sets validates levels; an empty one means the upstream default, advisory.
-      enforcementLevel: isEnforcementLevel(p.enforcementLevel) ? p.enforcementLevel : 'advisory',
-      code: p.code,
+      enforcementLevel: enforcementLevel.toWord(p.enforcementLevel),
+      // The snapshot's own convention (runs' domain): "" = no code, no archive.
+      code: p.code ?? '',
     })),
-    archiveObjectKey: s.currentVersionObjectKey,
-    versionId: s.currentVersionId,
+    archiveObjectKey: s.currentVersionObjectKey ?? '',
+    versionId: s.currentVersionId ?? '',
     policiesPath: s.policiesPath,
   };
 }

@@ -1,17 +1,21 @@
+import type { policysetsV1 } from '@policyhub/contracts';
 import { AppError, type ErrorItem } from '@policyhub/errors';
 import { isObject, type RequestDocument } from '../../jsonapi/body.js';
-import { canonicalKind } from '../../vocabulary.js';
+import { readEnforcementLevel, readKind } from '../policy-sets/words.js';
 
+/** What a client sent; undefined = not given, null = clear (`""` clears too). */
 export interface PolicyAttributes {
   name?: string | undefined;
-  /** null = clear. */
   description?: string | null | undefined;
-  kind?: string | undefined;
+  kind?: policysetsV1.PolicyKind__Output | undefined;
   query?: string | null | undefined;
-  enforcementLevel?: string | undefined;
-  enforcePath?: string | undefined;
-  enforceMode?: string | undefined;
+  enforcementLevel?: policysetsV1.EnforcementLevel__Output | undefined;
+  enforcePath?: string | null | undefined;
+  enforceMode?: policysetsV1.EnforcementLevel__Output | undefined;
 }
+
+/** `""` and null both clear a nullable text attribute. */
+const clearable = (v: string | null | undefined): string | null | undefined => (v === '' ? null : v);
 
 /**
  * Reads a policy's attributes (shape and JSON types only; the service owns the rules). The
@@ -25,16 +29,44 @@ export function readPolicyAttributes(doc: RequestDocument, options: { create: bo
   const enforcementLevel = doc.string('enforcement-level', { maxLength: 50 });
   doc.done();
   const enforce = readEnforce(doc.attributes.enforce);
+  // `enforcement-level` wins over the deprecated `enforce[0].mode`, which is then not even read.
+  const level = readEnforcementLevel(enforcementLevel, 'enforcement_level');
   return {
     name,
-    description,
-    kind: kind === undefined ? undefined : canonicalKind(kind),
-    query,
-    enforcementLevel,
-    enforcePath: enforce?.path,
-    enforceMode: enforce?.mode,
+    description: clearable(description),
+    kind: kind === undefined ? undefined : readKind(kind),
+    query: clearable(query),
+    enforcementLevel: level,
+    enforcePath: clearable(enforce?.path),
+    enforceMode: level === undefined ? readEnforcementLevel(enforce?.mode, 'enforce[0].mode') : undefined,
   };
 }
+
+/** The optional fields of a create request: null (or `""`) = not set. */
+export const createPolicyFields = (a: PolicyAttributes) => ({
+  name: a.name ?? '',
+  description: a.description ?? undefined,
+  kind: a.kind,
+  query: a.query ?? undefined,
+  enforcementLevel: a.enforcementLevel,
+  enforcePath: a.enforcePath ?? undefined,
+  enforceMode: a.enforceMode,
+});
+
+/** A nullable text attribute of an update: undefined = keep, null = clear. */
+export const stringChange = (v: string | null | undefined): policysetsV1.StringChange | undefined =>
+  v === undefined ? undefined : v === null ? {} : { value: v };
+
+/** The fields of an update request. */
+export const updatePolicyFields = (a: PolicyAttributes) => ({
+  name: a.name,
+  description: stringChange(a.description),
+  kind: a.kind,
+  query: stringChange(a.query),
+  enforcementLevel: a.enforcementLevel,
+  enforcePath: stringChange(a.enforcePath),
+  enforceMode: a.enforceMode,
+});
 
 function readEnforce(value: unknown): { path?: string; mode?: string } | undefined {
   if (value === undefined || value === null) return undefined;

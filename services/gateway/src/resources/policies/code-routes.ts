@@ -54,7 +54,10 @@ export function registerPolicyCodeRoutes(app: Api, { clients }: RouteContext): v
         { id: paramsOf<'id'>(request).id },
         as(request),
       );
-      return reply.status(200).type('text/plain; charset=utf-8').send(Buffer.from(code));
+      return reply
+        .status(200)
+        .type('text/plain; charset=utf-8')
+        .send(code ? Buffer.from(code) : Buffer.alloc(0));
     },
   );
 }

@@ -15,8 +15,8 @@ import {
   pageDocument,
   readAfterVisibilityCheck,
 } from '../../route-context.js';
-import { canonicalKind } from '../../vocabulary.js';
-import { readPolicyAttributes } from './body.js';
+import { createPolicyFields, readPolicyAttributes, updatePolicyFields } from './body.js';
+import { readKindFilter } from '../policy-sets/words.js';
 import { registerPolicyCodeRoutes } from './code-routes.js';
 import { serializePolicySet } from '../policy-sets/serializer.js';
 import { serializePolicy } from './serializer.js';
@@ -82,20 +82,11 @@ export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
         () => readPolicyAttributes(new RequestDocument(validBody(request), 'policies'), { create: true }),
         () => clients.policies.ListPolicies({ organization: org, page: { number: 1, size: 1 } }, as(request)),
       );
-      const policy = await clients.policies.CreatePolicy(
-        {
-          organization: org,
-          name: attrs.name ?? '',
-          description: attrs.description ?? '',
-          kind: attrs.kind ?? '',
-          query: attrs.query ?? '',
-          enforcementLevel: attrs.enforcementLevel ?? '',
-          enforcePath: attrs.enforcePath ?? '',
-          enforceMode: attrs.enforceMode ?? '',
-        },
+      const { policy } = await clients.policies.CreatePolicy(
+        { organization: org, ...createPolicyFields(attrs) },
         as(request),
       );
-      return sendDocument(reply, 201, { data: serializePolicy(policy) });
+      return sendDocument(reply, 201, { data: serializePolicy(policy!) });
     },
   );
 
@@ -117,13 +108,12 @@ export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
       const page = parsePage(query);
       parseInclude(query.include, POLICY_INCLUDES);
       const { org } = paramsOf<'org'>(request);
+      const kind = await readAfterVisibilityCheck(
+        () => readKindFilter(query['filter[kind]']),
+        () => clients.policies.ListPolicies({ organization: org, page: { number: 1, size: 1 } }, as(request)),
+      );
       const res = await clients.policies.ListPolicies(
-        {
-          organization: org,
-          page,
-          searchName: query['search[name]'] ?? '',
-          kind: query['filter[kind]'] ? canonicalKind(query['filter[kind]']) : '',
-        },
+        { organization: org, page, searchName: query['search[name]'] ?? '', kind },
         as(request),
       );
       const included = await includedFor(res.policies, request);
@@ -147,8 +137,12 @@ export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       parseInclude(queryOf(request).include, POLICY_INCLUDES);
-      const policy = await clients.policies.GetPolicy({ id: paramsOf<'id'>(request).id }, as(request));
-      return sendDocument(reply, 200, single(serializePolicy(policy), await includedFor([policy], request)));
+      const { policy } = await clients.policies.GetPolicy({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendDocument(
+        reply,
+        200,
+        single(serializePolicy(policy!), await includedFor([policy!], request)),
+      );
     },
   );
 
@@ -183,20 +177,11 @@ export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
         () => readPolicyAttributes(new RequestDocument(validBody(request), 'policies'), { create: false }),
         () => clients.policies.GetPolicy({ id }, as(request)),
       );
-      const policy = await clients.policies.UpdatePolicy(
-        {
-          id,
-          name: attrs.name,
-          description: attrs.description === null ? '' : attrs.description,
-          kind: attrs.kind,
-          query: attrs.query === null ? '' : attrs.query,
-          enforcementLevel: attrs.enforcementLevel,
-          enforcePath: attrs.enforcePath,
-          enforceMode: attrs.enforceMode,
-        },
+      const { policy } = await clients.policies.UpdatePolicy(
+        { id, ...updatePolicyFields(attrs) },
         as(request),
       );
-      return sendDocument(reply, 200, { data: serializePolicy(policy) });
+      return sendDocument(reply, 200, { data: serializePolicy(policy!) });
     },
   );
 

@@ -1,5 +1,5 @@
-import type { policysetsV1 } from '@policyhub/contracts';
-import { API_PREFIX, type ResourceObject, orNull, toMany, toOne } from '../../jsonapi/document.js';
+import { enforcementLevel, type policysetsV1, policyKind, timestampToIso } from '@policyhub/contracts';
+import { API_PREFIX, type ResourceObject, toMany, toOne } from '../../jsonapi/document.js';
 
 /**
  * File name shown in the deprecated `enforce` form when the client never sent one. Not a spec
@@ -12,19 +12,20 @@ const defaultEnforcePath = (name: string) => `${name}.policy`;
  * emitted both as `enforcement-level` and in the deprecated `enforce: [{path, mode}]` form.
  */
 export function serializePolicy(p: policysetsV1.Policy__Output): ResourceObject {
+  const level = enforcementLevel.toWord(p.enforcementLevel);
   return {
     id: p.id,
     type: 'policies',
     attributes: {
       name: p.name,
-      description: orNull(p.description),
-      kind: p.kind,
-      query: orNull(p.query),
-      'enforcement-level': p.enforcementLevel,
-      enforce: [{ path: p.enforcePath || defaultEnforcePath(p.name), mode: p.enforcementLevel }],
+      description: p.description ?? null,
+      kind: policyKind.toWord(p.kind),
+      query: p.query ?? null,
+      'enforcement-level': level,
+      enforce: [{ path: p.enforcePath ?? defaultEnforcePath(p.name), mode: level }],
       'policy-set-count': p.policySetCount,
-      'created-at': p.createdAt,
-      'updated-at': p.updatedAt,
+      'created-at': timestampToIso(p.createdAt),
+      'updated-at': timestampToIso(p.updatedAt),
     },
     relationships: {
       organization: toOne('organizations', p.organization),

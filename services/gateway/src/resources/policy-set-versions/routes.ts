@@ -35,8 +35,10 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
     if (!include.has('policy_set')) return undefined;
     const included = new Included();
     const setId = versions[0]?.policySetId;
-    if (setId)
-      included.add([serializePolicySet(await clients.policySets.GetPolicySet({ id: setId }, as(request)))]);
+    if (setId) {
+      const { policySet } = await clients.policySets.GetPolicySet({ id: setId }, as(request));
+      included.add([serializePolicySet(policySet!)]);
+    }
     return included;
   };
 
@@ -50,11 +52,11 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
       }),
     },
     async (request, reply) => {
-      const version = await clients.policySetVersions.CreatePolicySetVersion(
+      const { version } = await clients.policySetVersions.CreatePolicySetVersion(
         { policySetId: paramsOf<'id'>(request).id },
         as(request),
       );
-      return sendDocument(reply, 201, { data: serializePolicySetVersion(version, ctx.baseUrl(request)) });
+      return sendDocument(reply, 201, { data: serializePolicySetVersion(version!, ctx.baseUrl(request)) });
     },
   );
 
@@ -70,13 +72,13 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
     },
     async (request, reply) => {
       const include = parseInclude(queryOf(request).include, VERSION_INCLUDES);
-      const version = await clients.policySetVersions.GetPolicySetVersion(
+      const { version } = await clients.policySetVersions.GetPolicySetVersion(
         { id: paramsOf<'id'>(request).id },
         as(request),
       );
-      const included = await includedSet(request, [version], include);
+      const included = await includedSet(request, [version!], include);
       return sendDocument(reply, 200, {
-        data: serializePolicySetVersion(version, ctx.baseUrl(request)),
+        data: serializePolicySetVersion(version!, ctx.baseUrl(request)),
         ...(included ? { included: included.toArray() } : {}),
       });
     },

@@ -1,8 +1,27 @@
-import type { policysetsV1 } from '@policyhub/contracts';
-import { type ResourceObject, orNull, selfLink, toOne } from '../../jsonapi/document.js';
+import {
+  type policysetsV1,
+  policySetVersionSource,
+  policySetVersionStatus,
+  timestampToIso,
+} from '@policyhub/contracts';
+import { type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
 
 /** Absolute upload URL for a capability token (DESIGN §7). */
 export const uploadUrl = (baseUrl: string, token: string): string => `${baseUrl}/api/v2/uploads/${token}`;
+
+/** `status-timestamps`: `<status>-at` for each status the version has reached. */
+function statusTimestamps(t: policysetsV1.PolicySetVersionStatusTimestamps__Output | null) {
+  const out: Record<string, string> = {};
+  for (const [key, at] of [
+    ['pending-at', t?.pendingAt],
+    ['ready-at', t?.readyAt],
+    ['errored-at', t?.erroredAt],
+  ] as const) {
+    const iso = timestampToIso(at);
+    if (iso) out[key] = iso;
+  }
+  return out;
+}
 
 /**
  * The one serializer of `policy-set-versions` (create, show, list, included). The upload link is
@@ -13,19 +32,20 @@ export function serializePolicySetVersion(
   baseUrl: string,
 ): ResourceObject {
   const upload = v.uploadToken ? uploadUrl(baseUrl, v.uploadToken) : null;
+  const createdAt = timestampToIso(v.createdAt);
   return {
     id: v.id,
     type: 'policy-set-versions',
     attributes: {
-      source: v.source,
-      status: v.status,
-      'status-timestamps': { ...v.statusTimestamps },
-      error: orNull(v.error),
-      'error-message': orNull(v.errorMessage),
+      source: policySetVersionSource.toWord(v.source),
+      status: policySetVersionStatus.toWord(v.status),
+      'status-timestamps': statusTimestamps(v.statusTimestamps),
+      error: v.error ?? null,
+      'error-message': v.errorMessage ?? null,
       'ingress-attributes': null,
-      'created-at': v.createdAt,
-      'updated-at': v.updatedAt,
-      created_at: v.createdAt,
+      'created-at': createdAt,
+      'updated-at': timestampToIso(v.updatedAt),
+      created_at: createdAt,
       upload,
     },
     relationships: { 'policy-set': toOne('policy-sets', v.policySetId) },

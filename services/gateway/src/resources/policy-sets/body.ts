@@ -1,18 +1,21 @@
-import type { policysetsV1 } from '@policyhub/contracts';
+import { type policysetsV1, policyKind } from '@policyhub/contracts';
 import { AppError, type ErrorItem } from '@policyhub/errors';
 import type { RequestDocument } from '../../jsonapi/body.js';
-import { canonicalKind } from '../../vocabulary.js';
+import { stringChange } from '../policies/body.js';
+import { readKind } from './words.js';
 
-/** A policy set body as read at the edge: JSON shape and types only (rules live in the service). */
+/**
+ * A policy set body as read at the edge: JSON shape, types and enum words only (rules live in the
+ * service). undefined = not given; null = clear (for nullable attributes, `""` clears too).
+ */
 export interface PolicySetBody {
   name?: string | undefined;
-  /** null = clear (for nullable attributes). */
   description?: string | null | undefined;
   global?: boolean | undefined;
-  kind?: string | undefined;
+  kind?: policysetsV1.PolicyKind__Output | undefined;
   overridable?: boolean | undefined;
   agentEnabled?: boolean | undefined;
-  policyToolVersion?: string | null | undefined;
+  policyToolVersion?: string | undefined;
   policiesPath?: string | null | undefined;
   vcsRepo?: policysetsV1.VcsRepo | null | undefined;
   policyIds?: policysetsV1.IdList | undefined;
@@ -24,7 +27,7 @@ export interface PolicySetBody {
 const idList = (ids: string[] | undefined): policysetsV1.IdList | undefined => (ids ? { ids } : undefined);
 
 export function readPolicySetBody(doc: RequestDocument, options: { create: boolean }): PolicySetBody {
-  const body: PolicySetBody = {
+  const { kind, ...read } = {
     name: doc.string('name', { required: options.create, present: true, maxLength: 200 }),
     description: doc.nullableString('description', { maxLength: 10_000 }),
     global: doc.boolean('global'),
@@ -40,14 +43,22 @@ export function readPolicySetBody(doc: RequestDocument, options: { create: boole
   };
   const vcsRepo = doc.object('vcs-repo');
   doc.done();
-  body.vcsRepo = vcsRepo === null || vcsRepo === undefined ? vcsRepo : readVcsRepo(vcsRepo);
-  if (body.kind !== undefined) body.kind = canonicalKind(body.kind);
+  const body: PolicySetBody = {
+    ...read,
+    // `""` clears a nullable attribute like null; an empty or null tool version is "not given"
+    // (older clients send `""`).
+    description: read.description === '' ? null : read.description,
+    policyToolVersion: read.policyToolVersion || undefined,
+    policiesPath: read.policiesPath === '' ? null : read.policiesPath,
+    vcsRepo: vcsRepo === null || vcsRepo === undefined ? vcsRepo : readVcsRepo(vcsRepo),
+  };
+  if (kind !== undefined) body.kind = readKind(kind);
   return body;
 }
 
 /** What the set an update applies to already is (undefined on create). */
 export interface CurrentAgentSettings {
-  kind: string;
+  kind: policysetsV1.PolicyKind__Output;
   agentEnabled: boolean;
 }
 
@@ -61,7 +72,7 @@ export function ignoreInapplicableAgentAttributes(
   b: PolicySetBody,
   current?: CurrentAgentSettings,
 ): PolicySetBody {
-  const kind = current?.kind ?? b.kind ?? 'kind_a';
+  const kind = policyKind.toWord(current?.kind ?? b.kind ?? 'POLICY_KIND_A');
   const agentEnabled = b.agentEnabled ?? current?.agentEnabled ?? false;
   const out: PolicySetBody = { ...b };
   if (kind === 'kind_a' && !agentEnabled) {
@@ -76,22 +87,22 @@ export function ignoreInapplicableAgentAttributes(
 export const touchesAgentAttributes = (b: PolicySetBody): boolean =>
   b.policyToolVersion !== undefined || b.overridable !== undefined || b.agentEnabled === true;
 
-/** `vcs-repo` keys and their JSON types; missing or null strings become "" (not set). */
+/** `vcs-repo` keys and their JSON types; missing, null or empty strings are not set. */
 function readVcsRepo(v: Record<string, unknown>): policysetsV1.VcsRepo {
   const errors: ErrorItem[] = [];
-  const str = (key: string): string => {
+  const str = (key: string): string | undefined => {
     const value = v[key];
-    if (value === undefined || value === null) return '';
+    if (value === undefined || value === null || value === '') return undefined;
     if (typeof value === 'string' && value.length <= 1_000) return value;
     errors.push({
       title: 'invalid attribute',
       detail: `${key} must be a string`,
       pointer: `/data/attributes/vcs-repo/${key}`,
     });
-    return '';
+    return undefined;
   };
   const repo: policysetsV1.VcsRepo = {
-    identifier: str('identifier'),
+    identifier: str('identifier') ?? '',
     branch: str('branch'),
     oauthTokenId: str('oauth-token-id'),
     githubAppInstallationId: str('github-app-installation-id'),
@@ -114,13 +125,13 @@ export function createRequest(organization: string, b: PolicySetBody): policyset
   return {
     organization,
     name: b.name ?? '',
-    description: b.description ?? '',
+    description: b.description ?? undefined,
     global: b.global ?? false,
-    kind: b.kind ?? '',
+    kind: b.kind,
     overridable: b.overridable ?? false,
     agentEnabled: b.agentEnabled ?? false,
-    policyToolVersion: b.policyToolVersion ?? '',
-    policiesPath: b.policiesPath ?? '',
+    policyToolVersion: b.policyToolVersion ?? undefined,
+    policiesPath: b.policiesPath ?? undefined,
     vcsRepo: b.vcsRepo ?? null,
     policyIds: b.policyIds,
     workspaceIds: b.workspaceIds,
@@ -130,17 +141,16 @@ export function createRequest(organization: string, b: PolicySetBody): policyset
 }
 
 export function updateRequest(id: string, b: PolicySetBody): policysetsV1.UpdatePolicySetRequest {
-  const clearable = (v: string | null | undefined) => (v === null ? '' : v);
   return {
     id,
     name: b.name,
-    description: clearable(b.description),
+    description: stringChange(b.description),
     global: b.global,
     kind: b.kind,
     overridable: b.overridable,
     agentEnabled: b.agentEnabled,
-    policyToolVersion: clearable(b.policyToolVersion),
-    policiesPath: clearable(b.policiesPath),
+    policyToolVersion: b.policyToolVersion ?? undefined,
+    policiesPath: stringChange(b.policiesPath),
     vcsRepo: b.vcsRepo ?? null,
     clearVcsRepo: b.vcsRepo === null,
     policyIds: b.policyIds,

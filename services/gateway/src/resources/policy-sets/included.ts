@@ -17,7 +17,9 @@ export const POLICY_SET_INCLUDES = [
   'current_version',
 ] as const;
 
-const unique = (ids: Iterable<string>): string[] => [...new Set([...ids].filter(Boolean))];
+const unique = (ids: Iterable<string | undefined>): string[] => [
+  ...new Set([...ids].filter((id): id is string => Boolean(id))),
+];
 
 /**
  * Full objects for the requested relationships of `sets`, composed with at most one batch call

@@ -16,7 +16,6 @@ import {
   pageDocument,
   readAfterVisibilityCheck,
 } from '../../route-context.js';
-import { canonicalKind } from '../../vocabulary.js';
 import {
   createRequest,
   ignoreInapplicableAgentAttributes,
@@ -27,6 +26,7 @@ import {
 import { includedFor, POLICY_SET_INCLUDES } from './included.js';
 import { registerPolicySetRelationshipRoutes } from './relationship-routes.js';
 import { serializePolicySet } from './serializer.js';
+import { readKindFilter } from './words.js';
 import {
   IdParams,
   NoContent,
@@ -90,8 +90,11 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
           clients.policySets.ListPolicySets({ organization: org, page: { number: 1, size: 1 } }, as(request)),
       );
       const lenient = ctx.wire.agentLeniency ? ignoreInapplicableAgentAttributes(body) : body;
-      const set = await clients.policySets.CreatePolicySet(createRequest(org, lenient), as(request));
-      return sendDocument(reply, 201, { data: serializePolicySet(set) });
+      const { policySet } = await clients.policySets.CreatePolicySet(
+        createRequest(org, lenient),
+        as(request),
+      );
+      return sendDocument(reply, 201, { data: serializePolicySet(policySet!) });
     },
   );
 
@@ -115,14 +118,13 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
       const include = parseInclude(query.include, POLICY_SET_INCLUDES);
       const versioned = readVersionedFilter(query);
       const { org } = paramsOf<'org'>(request);
+      const kind = await readAfterVisibilityCheck(
+        () => readKindFilter(query['filter[kind]']),
+        () =>
+          clients.policySets.ListPolicySets({ organization: org, page: { number: 1, size: 1 } }, as(request)),
+      );
       const res = await clients.policySets.ListPolicySets(
-        {
-          organization: org,
-          page,
-          searchName: query['search[name]'] ?? '',
-          kind: query['filter[kind]'] ? canonicalKind(query['filter[kind]']) : '',
-          versioned,
-        },
+        { organization: org, page, searchName: query['search[name]'] ?? '', kind, versioned },
         as(request),
       );
       const included = await includedFor(res.policySets, include, ctx, request);
@@ -146,11 +148,14 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const include = parseInclude(queryOf(request).include, POLICY_SET_INCLUDES);
-      const set = await clients.policySets.GetPolicySet({ id: paramsOf<'id'>(request).id }, as(request));
+      const { policySet } = await clients.policySets.GetPolicySet(
+        { id: paramsOf<'id'>(request).id },
+        as(request),
+      );
       return sendDocument(
         reply,
         200,
-        single(serializePolicySet(set), await includedFor([set], include, ctx, request)),
+        single(serializePolicySet(policySet!), await includedFor([policySet!], include, ctx, request)),
       );
     },
   );
@@ -174,11 +179,11 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
       );
       let lenient = body;
       if (ctx.wire.agentLeniency && touchesAgentAttributes(body)) {
-        const current = await clients.policySets.GetPolicySet({ id }, as(request));
-        lenient = ignoreInapplicableAgentAttributes(body, current);
+        const { policySet: current } = await clients.policySets.GetPolicySet({ id }, as(request));
+        lenient = ignoreInapplicableAgentAttributes(body, current!);
       }
-      const set = await clients.policySets.UpdatePolicySet(updateRequest(id, lenient), as(request));
-      return sendDocument(reply, 200, { data: serializePolicySet(set) });
+      const { policySet } = await clients.policySets.UpdatePolicySet(updateRequest(id, lenient), as(request));
+      return sendDocument(reply, 200, { data: serializePolicySet(policySet!) });
     },
   );
 

@@ -1,12 +1,12 @@
-import type { policysetsV1 } from '@policyhub/contracts';
-import { type ResourceObject, orNull, selfLink, toMany, toOne } from '../../jsonapi/document.js';
+import { type policysetsV1, policyKind, timestampToIso } from '@policyhub/contracts';
+import { type ResourceObject, selfLink, toMany, toOne } from '../../jsonapi/document.js';
 
 const serializeVcsRepo = (v: policysetsV1.VcsRepo__Output) => ({
-  branch: orNull(v.branch),
+  branch: v.branch ?? null,
   identifier: v.identifier,
   'display-identifier': v.identifier,
-  'oauth-token-id': orNull(v.oauthTokenId),
-  'github-app-installation-id': orNull(v.githubAppInstallationId),
+  'oauth-token-id': v.oauthTokenId ?? null,
+  'github-app-installation-id': v.githubAppInstallationId ?? null,
   'ingress-submodules': v.ingressSubmodules,
 });
 
@@ -21,20 +21,20 @@ export function serializePolicySet(s: policysetsV1.PolicySet__Output): ResourceO
     type: 'policy-sets',
     attributes: {
       name: s.name,
-      description: orNull(s.description),
+      description: s.description ?? null,
       global: s.global,
-      kind: s.kind,
+      kind: policyKind.toWord(s.kind),
       overridable: s.overridable,
       'agent-enabled': s.agentEnabled,
       'policy-tool-version': s.policyToolVersion,
-      'policies-path': orNull(s.policiesPath),
+      'policies-path': s.policiesPath ?? null,
       'vcs-repo': s.vcsRepo ? serializeVcsRepo(s.vcsRepo) : null,
       versioned: s.versioned,
       'policy-count': s.policyCount,
       'workspace-count': s.workspaceCount,
       'project-count': s.projectCount,
-      'created-at': s.createdAt,
-      'updated-at': s.updatedAt,
+      'created-at': timestampToIso(s.createdAt),
+      'updated-at': timestampToIso(s.updatedAt),
     },
     relationships: {
       organization: toOne('organizations', s.organization),
