@@ -65,7 +65,7 @@ const KIND_SPELLINGS = new Map<string, CanonicalKind>(
 
 /**
  * A kind as a client sent it (either vocabulary) → the canonical kind. Unknown spellings pass
- * through unchanged, so the service rejects them with its own 422.
+ * through unchanged; resources/policy-sets/words.ts answers them with a 422.
  */
 export const canonicalKind = (wire: string): string => KIND_SPELLINGS.get(wire) ?? wire;
 
