@@ -41,6 +41,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'policyhub-guides-data-'));
   system = await startSystem({
     port: 0,
+    validateResponses: true,
     dataDir,
     databaseUrl: db.url,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',

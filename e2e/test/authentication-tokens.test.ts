@@ -46,6 +46,7 @@ describe('rotating SITE_ADMIN_TOKEN', () => {
   const start = (siteAdminToken: string) =>
     startSystem({
       port: 0,
+      validateResponses: true,
       dataDir,
       databaseUrl: db.url,
       siteAdminToken,
@@ -217,6 +218,7 @@ describe.skipIf(!REDIS_URL)('revocation with a shared Redis principal cache', ()
       systems.push(
         await startSystem({
           port: 0,
+          validateResponses: true,
           dataDir,
           databaseUrl: db.url,
           redisUrl: REDIS_URL,

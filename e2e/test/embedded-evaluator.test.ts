@@ -38,6 +38,7 @@ async function start(path: string) {
   dataDir = mkdtempSync(join(tmpdir(), 'policyhub-embedded-eval-'));
   system = await startSystem({
     port: 0,
+    validateResponses: true,
     dataDir,
     databaseUrl: db.url,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',

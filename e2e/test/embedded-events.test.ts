@@ -24,6 +24,7 @@ beforeAll(async () => {
   logs.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
   system = await startSystem({
     port: 0,
+    validateResponses: true,
     dataDir,
     databaseUrl: db.url,
     logLevel: 'info',

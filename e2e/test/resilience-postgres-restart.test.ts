@@ -35,6 +35,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'policyhub-pg-restart-'));
   system = await startSystem({
     port: 0,
+    validateResponses: true,
     dataDir,
     databaseUrl: postgres.url,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',

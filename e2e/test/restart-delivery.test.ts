@@ -14,7 +14,8 @@ import { policyArchive, putArchive } from './support/archives.js';
 it('delivers an upload outcome left in the outbox by a stopped system at the next start', async () => {
   const db = await createTestDatabase('ph_e2e_restart');
   const dataDir = mkdtempSync(join(tmpdir(), 'policyhub-e2e-restart-'));
-  const start = () => startSystem({ port: 0, dataDir, databaseUrl: db.url, logLevel: 'silent' });
+  const start = () =>
+    startSystem({ port: 0, validateResponses: true, dataDir, databaseUrl: db.url, logLevel: 'silent' });
   try {
     const first = await start();
     const admin = new ApiClient(first.baseUrl, first.siteAdminToken);

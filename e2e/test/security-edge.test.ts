@@ -26,6 +26,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'policyhub-e2e-edge-'));
   system = await startSystem({
     port: 0,
+    validateResponses: true,
     dataDir,
     databaseUrl: db.url,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',

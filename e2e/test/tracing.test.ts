@@ -158,6 +158,7 @@ async function startKafkaSystem(): Promise<TestSystem> {
   const dataDir = mkdtempSync(join(tmpdir(), 'policyhub-trace-'));
   const system = await startSystem({
     port: 0,
+    validateResponses: true,
     dataDir,
     databaseUrl: db.url,
     kafkaBrokers: kafka.brokers,

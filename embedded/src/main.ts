@@ -34,6 +34,8 @@ const embeddedConfigShape = {
   /** The Sentinel CLI (absolute path); unset: `sentinel` on PATH. */
   SENTINEL_BIN: z.string().trim().optional(),
   API_VOCABULARY: apiVocabulary(),
+  /** Check every JSON response against its route's schema, 500 on a mismatch (tests; ADR 0031). */
+  VALIDATE_RESPONSES: env.bool(false),
 };
 
 let config: ReturnType<typeof loadConfig<typeof embeddedConfigShape>>;
@@ -80,6 +82,7 @@ const system = await startSystem({
     ? { environment: { ...process.env, SENTINEL_BIN: config.SENTINEL_BIN }, command: evaluatorCommand }
     : undefined,
   apiVocabulary: config.API_VOCABULARY,
+  validateResponses: config.VALIDATE_RESPONSES,
 }).catch((err: unknown) => {
   // A bad variable read by a service (e.g. storage limits) is a configuration error like the rest.
   if (err instanceof ConfigError || err instanceof EmbeddedPostgresError) {

@@ -84,6 +84,8 @@ export interface SystemOptions {
   inProcessCalls?: boolean | undefined;
   /** Wire vocabulary of API responses (`API_VOCABULARY`): the spec's names (default) or upstream's. */
   apiVocabulary?: VocabularyProfile | undefined;
+  /** Check every API response against its route's schema (`VALIDATE_RESPONSES`; the e2e suite's mode). */
+  validateResponses?: boolean | undefined;
   /** Where every service writes its log lines (default stdout); tests pass a stream to read them. */
   logDestination?: Parameters<typeof createLogger>[2];
 }
@@ -291,6 +293,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       publicUrl: options.publicUrl,
       trustProxy: options.trustProxy,
       vocabulary: options.apiVocabulary,
+      validateResponses: options.validateResponses,
     });
     // Health, readiness and metrics on their own listener (loopback by default), never on the API port.
     const opsHost = options.opsHost ?? '127.0.0.1';

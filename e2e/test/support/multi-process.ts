@@ -161,6 +161,7 @@ export async function startMultiProcessSystem(
         HOST: '127.0.0.1',
         RATE_LIMIT_PER_SECOND: '0',
         AUTH_FAILURE_LIMIT: '0',
+        VALIDATE_RESPONSES: 'true',
       },
     };
     for (const name of SERVICE_NAMES) {

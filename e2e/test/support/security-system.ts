@@ -33,6 +33,7 @@ export async function startSecurityTestSystem(
   const dataDir = mkdtempSync(join(tmpdir(), 'policyhub-sec-'));
   const systemOptions: SystemOptions = {
     port: 0,
+    validateResponses: true,
     dataDir,
     databaseUrl: db.url,
     logLevel: options.logLevel ?? (options.captureLogs ? 'trace' : (process.env.TEST_LOG_LEVEL ?? 'silent')),

@@ -26,6 +26,7 @@ export async function startTestSystem(
   const dataDir = mkdtempSync(join(tmpdir(), 'policyhub-e2e-'));
   const system = await startSystem({
     port: 0,
+    validateResponses: true,
     dataDir,
     databaseUrl: db.url,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',

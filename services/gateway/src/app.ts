@@ -12,11 +12,13 @@ import { registerOpenApiRoute, registerRouteSchemas } from './plugins/openapi.js
 import { type RateLimitOptions, registerRateLimiting } from './plugins/rate-limit.js';
 import { registerSecurityHeaders, securityHeaders } from './plugins/security-headers.js';
 import { registerRequestLogging } from './plugins/request-logging.js';
+import { registerResponseValidation } from './plugins/response-validation.js';
 import { normaliseUrl, parseQuery } from './plugins/url.js';
 import { registerVocabulary } from './plugins/vocabulary.js';
 import { registerResources } from './resources/index.js';
 import { registerDiscoveryRoute } from './resources/meta/discovery.js';
 import type { RouteContext } from './route-context.js';
+import { resourceSchemas } from './schemas/resources.js';
 import { VOCABULARY, type VocabularyProfile } from './vocabulary.js';
 
 export interface GatewayDeps {
@@ -33,6 +35,11 @@ export interface GatewayDeps {
   trustProxy?: string[] | undefined;
   /** Wire vocabulary of responses (API_VOCABULARY, default `spec`); input is read in either. */
   vocabulary?: VocabularyProfile | undefined;
+  /**
+   * Check every JSON response against its route's schema; a mismatch is logged and answered 500
+   * (VALIDATE_RESPONSES, ADR 0031: the e2e suite runs with it; off in production).
+   */
+  validateResponses?: boolean | undefined;
 }
 
 /**
@@ -60,6 +67,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     baseUrl: (request) => publicUrl ?? `${request.protocol}://${request.host}`,
     wire: VOCABULARY[deps.vocabulary ?? 'spec'],
   };
+  const resources = resourceSchemas(ctx.wire);
 
   registerSecurityHeaders(app, headers);
   registerBodyParsing(app);
@@ -69,8 +77,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerAuthentication(app, deps.clients, deps.principalCache ?? new MemoryPrincipalCache(), failures);
   rejectNulCharacters(app);
   registerVocabulary(app, deps.vocabulary ?? 'spec');
+  if (deps.validateResponses) registerResponseValidation(app, resources, deps.logger);
 
-  await registerRouteSchemas(app);
+  await registerRouteSchemas(app, resources);
   registerDiscoveryRoute(app);
   registerOpenApiRoute(app);
   await app.register(async (api) => registerResources(api.withTypeProvider<TypeBoxTypeProvider>(), ctx), {

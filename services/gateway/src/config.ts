@@ -56,6 +56,8 @@ export const gatewayConfigShape = {
   /** Wire vocabulary of responses: the spec's names, or upstream's for existing clients (ADR 0020). */
   API_VOCABULARY: apiVocabulary(),
   REQUEST_BODY_LIMIT: env.int(1024 * 1024, 1024),
+  /** Check every JSON response against its route's schema, 500 on a mismatch (tests; ADR 0031). */
+  VALIDATE_RESPONSES: env.bool(false),
   /** Shared HMAC keys of internal calls (`<id>:<secret>,…`; the first signs). docs/security.md */
   INTERNAL_SIGNING_KEYS: env.parsed(
     parseSigningKeys,

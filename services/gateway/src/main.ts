@@ -32,6 +32,7 @@ const app = await buildApp({
   bodyLimit: config.REQUEST_BODY_LIMIT,
   trustProxy: config.TRUST_PROXY,
   vocabulary: config.API_VOCABULARY,
+  validateResponses: config.VALIDATE_RESPONSES,
   principalCache: stores.principalCache,
   rateLimits: {
     requestsPerWindow: config.RATE_LIMIT_PER_SECOND,

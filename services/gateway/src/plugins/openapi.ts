@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
 import { ErrorDocument } from '../schemas/common.js';
 import { validatorCompiler } from '../schemas/validation.js';
 
@@ -27,7 +28,10 @@ export const OPENAPI_FILE = 'docs/api/openapi.json';
  * and are not used to serialize them (responses are written by `JSON.stringify`, as before: a
  * fast-json-stringify serializer would drop every member a schema does not list).
  */
-export async function registerRouteSchemas(app: FastifyInstance): Promise<void> {
+export async function registerRouteSchemas(
+  app: FastifyInstance,
+  resourceSchemas: readonly TSchema[],
+): Promise<void> {
   const routes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', routes);
   app.addHook('onRoute', (route) => {
@@ -37,6 +41,7 @@ export async function registerRouteSchemas(app: FastifyInstance): Promise<void> 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addSchema(ErrorDocument);
+  for (const resource of resourceSchemas) app.addSchema(resource);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -1,11 +1,13 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { JSON_API } from '../jsonapi/media-type.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../jsonapi/pagination.js';
+import { closed, type ResourceName } from './resources.js';
 
 /**
  * Route schemas shared by every resource (ADR 0028): path parameters and query strings (always
  * strings: the router and `parseQuery` produce nothing else, and the resources' readers answer
- * malformed values with their own 400/422), JSON:API response documents and the error document.
+ * malformed values with their own 400/422), JSON:API response documents (exact, over the shared
+ * resource schemas of `resources.ts`, ADR 0031) and the error document.
  */
 
 /** Path parameters, each a string. */
@@ -51,89 +53,82 @@ export function query(
 export const listQuery = (include: readonly string[], filters: Record<string, string> = {}) =>
   query(filters, { paged: true, include });
 
-const ERROR_OBJECT = Type.Object(
-  {
-    status: Type.String({ description: 'The HTTP status code, as a string.' }),
-    title: Type.String(),
-    detail: Type.Optional(Type.String()),
-    source: Type.Optional(
-      Type.Object(
-        {
-          pointer: Type.Optional(
-            Type.String({ description: 'JSON Pointer to the offending member of the request document.' }),
-          ),
-          parameter: Type.Optional(Type.String({ description: 'The offending query parameter.' })),
-        },
-        { additionalProperties: true },
+const ERROR_OBJECT = closed({
+  status: Type.String({ description: 'The HTTP status code, as a string.' }),
+  code: Type.String({ description: 'The catalog code (docs/errors.md).' }),
+  title: Type.String(),
+  detail: Type.Optional(Type.String()),
+  source: Type.Optional(
+    closed({
+      pointer: Type.Optional(
+        Type.String({ description: 'JSON Pointer to the offending member of the request document.' }),
       ),
-    ),
-  },
-  { additionalProperties: true },
-);
-
-/** The JSON:API error document every failure answers with (docs/errors.md). */
-export const ErrorDocument = Type.Object(
-  { errors: Type.Array(ERROR_OBJECT) },
-  { $id: 'ErrorDocument', additionalProperties: true },
-);
-
-const RELATIONSHIPS = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'Related resources: `{"data": identifier | [identifiers] | null}`, some with `links`.',
+      parameter: Type.Optional(Type.String({ description: 'The offending query parameter.' })),
+    }),
+  ),
 });
 
-/** A resource object of `type` (attributes as documented in docs/api and the resource's guide). */
-export const resource = (type: string, description?: string) =>
-  Type.Object(
-    {
-      id: Type.String(),
-      type: Type.Literal(type),
-      attributes: Type.Record(Type.String(), Type.Unknown()),
-      relationships: Type.Optional(RELATIONSHIPS),
-      links: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    },
-    { additionalProperties: true, ...(description ? { description } : {}) },
-  );
-
-const INCLUDED = Type.Optional(
-  Type.Array(Type.Record(Type.String(), Type.Unknown()), {
-    description: 'Related resources asked for with `include`.',
-  }),
+/** The JSON:API error document every failure answers with (docs/errors.md). */
+export const ErrorDocument = closed(
+  { errors: Type.Array(ERROR_OBJECT, { minItems: 1 }) },
+  { $id: 'ErrorDocument' },
 );
 
-const PAGINATION_LINKS = Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]));
-const PAGINATION_META = Type.Object(
-  {
-    pagination: Type.Object(
+/** The resources `include` can add to a document, by shared schema name. */
+const includedMember = (included: readonly ResourceName[]) =>
+  Type.Optional(
+    Type.Array(
+      included.length === 1 ? Type.Ref(included[0]!) : Type.Union(included.map((n) => Type.Ref(n))),
       {
-        'current-page': Type.Integer(),
-        'page-size': Type.Integer(),
-        'prev-page': Type.Union([Type.Integer(), Type.Null()]),
-        'next-page': Type.Union([Type.Integer(), Type.Null()]),
-        'total-pages': Type.Integer(),
-        'total-count': Type.Integer(),
+        description: 'Related resources asked for with `include`.',
       },
-      { additionalProperties: true },
     ),
-  },
-  { additionalProperties: true },
-);
-
-/** `{"data": resource, "included"?}`. */
-export const resourceDocument = (type: string) =>
-  Type.Object({ data: resource(type), included: INCLUDED }, { additionalProperties: true });
-
-/** `{"data": [resources], "included"?, "links", "meta": {"pagination"}}`. */
-export const listDocument = (type: string, options: { paged?: boolean } = { paged: true }) =>
-  Type.Object(
-    {
-      data: Type.Array(resource(type)),
-      included: INCLUDED,
-      ...(options.paged === false
-        ? { links: Type.Optional(PAGINATION_LINKS), meta: Type.Optional(PAGINATION_META) }
-        : { links: PAGINATION_LINKS, meta: PAGINATION_META }),
-    },
-    { additionalProperties: true },
   );
+
+const link = Type.String();
+const PAGINATION_LINKS = closed({
+  self: link,
+  first: link,
+  prev: Type.Union([link, Type.Null()]),
+  next: Type.Union([link, Type.Null()]),
+  last: link,
+});
+const pageNumber = Type.Integer({ minimum: 1 });
+const PAGINATION_META = closed({
+  pagination: closed({
+    'current-page': pageNumber,
+    'page-size': pageNumber,
+    'prev-page': Type.Union([pageNumber, Type.Null()]),
+    'next-page': Type.Union([pageNumber, Type.Null()]),
+    'total-pages': pageNumber,
+    'total-count': Type.Integer({ minimum: 0 }),
+  }),
+});
+
+export interface DocumentOptions {
+  /** The resource types `include` may add (absent: the document never has `included`). */
+  included?: readonly ResourceName[];
+}
+
+/** `{"data": resource, "included"?}`, exactly (ADR 0031). */
+export const resourceDocument = (data: ResourceName, options: DocumentOptions = {}) =>
+  closed({
+    data: Type.Ref(data),
+    ...(options.included ? { included: includedMember(options.included) } : {}),
+  });
+
+/**
+ * `{"data": [resources], "included"?, "links", "meta": {"pagination"}}`, exactly; with `paged:
+ * false` the pagination members are there only when the client asked for a page.
+ */
+export const listDocument = (data: ResourceName, options: DocumentOptions & { paged?: boolean } = {}) =>
+  closed({
+    data: Type.Array(Type.Ref(data)),
+    ...(options.included ? { included: includedMember(options.included) } : {}),
+    ...(options.paged === false
+      ? { links: Type.Optional(PAGINATION_LINKS), meta: Type.Optional(PAGINATION_META) }
+      : { links: PAGINATION_LINKS, meta: PAGINATION_META }),
+  });
 
 export const NoContent = Type.Null({ description: 'No content.' });
 

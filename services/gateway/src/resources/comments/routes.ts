@@ -41,7 +41,7 @@ export function registerCommentRoutes(app: Api, ctx: RouteContext): void {
         body: resourceBody('comments', {
           body: stringAttribute('body', { required: true, maxLength: 65_536 }),
         }),
-        response: { 201: resourceDocument('comments') },
+        response: { 201: resourceDocument('Comment') },
       }),
       attachValidation: true,
     },
@@ -60,7 +60,7 @@ export function registerCommentRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a run's comments",
         params: IdParams,
         querystring: listQuery([]),
-        response: { 200: listDocument('comments') },
+        response: { 200: listDocument('Comment') },
       }),
     },
     async (request, reply) => {
@@ -83,7 +83,7 @@ export function registerCommentRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a comment',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('comments') },
+        response: { 200: resourceDocument('Comment') },
       }),
     },
     async (request, reply) => {

@@ -39,7 +39,7 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
           },
           { typeOptional: true },
         ),
-        response: { 201: resourceDocument('configuration-versions') },
+        response: { 201: resourceDocument('ConfigurationVersion') },
       }),
       attachValidation: true,
     },
@@ -68,7 +68,7 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
         summary: 'Show a configuration version',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('configuration-versions') },
+        response: { 200: resourceDocument('ConfigurationVersion') },
       }),
     },
     async (request, reply) => {
@@ -88,7 +88,7 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
         summary: "List a workspace's configuration versions",
         params: IdParams,
         querystring: listQuery([]),
-        response: { 200: listDocument('configuration-versions') },
+        response: { 200: listDocument('ConfigurationVersion') },
       }),
     },
     async (request, reply) => {

@@ -38,7 +38,7 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
           name: stringAttribute('name', { required: true, maxLength: 200 }),
           email: stringAttribute('email', { required: true, maxLength: 254 }),
         }),
-        response: { 201: resourceDocument('organizations') },
+        response: { 201: resourceDocument('Organization') },
       }),
       attachValidation: true,
     },
@@ -58,7 +58,7 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('organizations', {
         summary: 'List the organizations the caller belongs to',
         querystring: listQuery([]),
-        response: { 200: listDocument('organizations') },
+        response: { 200: listDocument('Organization') },
       }),
     },
     async (request, reply) => {
@@ -80,7 +80,7 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show an organization',
         params: params('name'),
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('organizations') },
+        response: { 200: resourceDocument('Organization') },
       }),
     },
     async (request, reply) => {
@@ -104,7 +104,7 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
           name: stringAttribute('name', { maxLength: 200 }),
           email: stringAttribute('email', { maxLength: 254 }),
         }),
-        response: { 200: resourceDocument('organizations') },
+        response: { 200: resourceDocument('Organization') },
       }),
       attachValidation: true,
     },

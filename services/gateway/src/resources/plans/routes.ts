@@ -25,7 +25,7 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a plan',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('plans') },
+        response: { 200: resourceDocument('Plan') },
       }),
     },
     async (request, reply) => {
@@ -71,7 +71,7 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
           summary: 'Upload the JSON plan (raw body)',
           consumes: ['application/json', 'application/octet-stream'],
           params: IdParams,
-          response: { 200: resourceDocument('plans') },
+          response: { 200: resourceDocument('Plan') },
         }),
       },
       async (request, reply) => {

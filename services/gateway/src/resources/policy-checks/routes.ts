@@ -68,7 +68,7 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a run's policy checks (unpaginated unless a page parameter is sent)",
         params: IdParams,
         querystring: listQuery(CHECK_INCLUDES),
-        response: { 200: listDocument('policy-checks', { paged: false }) },
+        response: { 200: listDocument('PolicyCheck', { paged: false, included: ['Run', 'Workspace'] }) },
       }),
     },
     async (request, reply) => {
@@ -94,7 +94,7 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a policy check',
         params: IdParams,
         querystring: query({}, { include: CHECK_INCLUDES }),
-        response: { 200: resourceDocument('policy-checks') },
+        response: { 200: resourceDocument('PolicyCheck', { included: ['Run', 'Workspace'] }) },
       }),
     },
     async (request, reply) => {
@@ -118,7 +118,7 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Override a soft-failed policy check',
         params: IdParams,
         body: OVERRIDE_BODY,
-        response: { 200: resourceDocument('policy-checks') },
+        response: { 200: resourceDocument('PolicyCheck') },
       }),
       attachValidation: true,
     },

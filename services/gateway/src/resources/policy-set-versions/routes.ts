@@ -48,7 +48,7 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
       schema: schema('policy-set-versions', {
         summary: 'Create a policy set version (no body); its upload URL is in links.upload',
         params: IdParams,
-        response: { 201: resourceDocument('policy-set-versions') },
+        response: { 201: resourceDocument('PolicySetVersion') },
       }),
     },
     async (request, reply) => {
@@ -67,7 +67,7 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
         summary: 'Show a policy set version',
         params: IdParams,
         querystring: query({}, { include: VERSION_INCLUDES }),
-        response: { 200: resourceDocument('policy-set-versions') },
+        response: { 200: resourceDocument('PolicySetVersion') },
       }),
     },
     async (request, reply) => {
@@ -91,7 +91,7 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
         summary: "List a policy set's versions",
         params: IdParams,
         querystring: listQuery(VERSION_INCLUDES),
-        response: { 200: listDocument('policy-set-versions') },
+        response: { 200: listDocument('PolicySetVersion') },
       }),
     },
     async (request, reply) => {

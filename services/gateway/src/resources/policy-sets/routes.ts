@@ -78,7 +78,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Create a policy set',
         params: OrgParams,
         body: policySetBody({ create: true }),
-        response: { 201: resourceDocument('policy-sets') },
+        response: { 201: resourceDocument('PolicySet') },
       }),
       attachValidation: true,
     },
@@ -109,7 +109,11 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
           'filter[kind]': 'Only sets of this kind.',
           'filter[versioned]': 'true: only sets with versions; false: only sets without.',
         }),
-        response: { 200: listDocument('policy-sets') },
+        response: {
+          200: listDocument('PolicySet', {
+            included: ['Policy', 'Workspace', 'Project', 'PolicySetVersion'],
+          }),
+        },
       }),
     },
     async (request, reply) => {
@@ -143,7 +147,11 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a policy set',
         params: IdParams,
         querystring: query({}, { include: POLICY_SET_INCLUDES }),
-        response: { 200: resourceDocument('policy-sets') },
+        response: {
+          200: resourceDocument('PolicySet', {
+            included: ['Policy', 'Workspace', 'Project', 'PolicySetVersion'],
+          }),
+        },
       }),
     },
     async (request, reply) => {
@@ -167,7 +175,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Update a policy set',
         params: IdParams,
         body: policySetBody({ create: false }),
-        response: { 200: resourceDocument('policy-sets') },
+        response: { 200: resourceDocument('PolicySet') },
       }),
       attachValidation: true,
     },

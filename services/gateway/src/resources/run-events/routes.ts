@@ -23,7 +23,7 @@ export function registerRunEventRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a run event',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('run-events') },
+        response: { 200: resourceDocument('RunEvent') },
       }),
     },
     async (request, reply) => {
@@ -40,7 +40,7 @@ export function registerRunEventRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a run's events",
         params: IdParams,
         querystring: listQuery([]),
-        response: { 200: listDocument('run-events') },
+        response: { 200: listDocument('RunEvent') },
       }),
     },
     async (request, reply) => {

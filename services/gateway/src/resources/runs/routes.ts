@@ -42,7 +42,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
             },
           },
         ),
-        response: { 201: resourceDocument('runs') },
+        response: { 201: resourceDocument('Run') },
       }),
       attachValidation: true,
     },
@@ -77,7 +77,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a run',
         params: IdParams,
         querystring: query({}, { include: RUN_INCLUDES }),
-        response: { 200: resourceDocument('runs') },
+        response: { 200: resourceDocument('Run') },
       }),
     },
     async (request, reply) => {
@@ -96,7 +96,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a workspace's runs",
         params: IdParams,
         querystring: listQuery(RUN_INCLUDES),
-        response: { 200: listDocument('runs') },
+        response: { 200: listDocument('Run') },
       }),
     },
     async (request, reply) => {

@@ -83,7 +83,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
             description: 'secret or organization.',
           }),
         }),
-        response: { 201: resourceDocument('teams') },
+        response: { 201: resourceDocument('Team') },
       }),
       attachValidation: true,
     },
@@ -120,7 +120,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
           q: 'Teams whose name contains this text.',
           'filter[names]': 'Comma-separated team names.',
         }),
-        response: { 200: listDocument('teams') },
+        response: { 200: listDocument('Team') },
       }),
     },
     async (request, reply) => {
@@ -151,7 +151,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a team',
         params: IdParams,
         querystring: query({}, { include: TEAM_INCLUDES }),
-        response: { 200: resourceDocument('teams') },
+        response: { 200: resourceDocument('Team') },
       }),
     },
     async (request, reply) => {

@@ -55,7 +55,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
             type: ['boolean', 'null'],
           }),
         }),
-        response: { 201: resourceDocument('users') },
+        response: { 201: resourceDocument('User') },
       }),
       attachValidation: true,
     },
@@ -80,7 +80,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
           q: 'Users whose username or email contains this text.',
           'filter[admin]': 'true: only site admins; false: only the others.',
         }),
-        response: { 200: listDocument('users') },
+        response: { 200: listDocument('User') },
       }),
     },
     async (request, reply) => {
@@ -130,7 +130,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
             description: 'Optional: a body-less POST creates a token without a description.',
           },
         ),
-        response: { 201: resourceDocument('authentication-tokens') },
+        response: { 201: resourceDocument('AuthenticationToken') },
       }),
       attachValidation: true,
     },
@@ -162,7 +162,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a user's authentication tokens",
         params: IdParams,
         querystring: listQuery([]),
-        response: { 200: listDocument('authentication-tokens') },
+        response: { 200: listDocument('AuthenticationToken') },
       }),
     },
     async (request, reply) => {
@@ -186,7 +186,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show an authentication token',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('authentication-tokens') },
+        response: { 200: resourceDocument('AuthenticationToken') },
       }),
     },
     async (request, reply) => {
@@ -220,7 +220,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
   app.get(
     '/account/details',
     {
-      schema: schema('users', { summary: 'The calling user', response: { 200: resourceDocument('users') } }),
+      schema: schema('users', { summary: 'The calling user', response: { 200: resourceDocument('User') } }),
     },
     async (request, reply) => {
       const user = await clients.identity.GetAccountDetails({}, as(request));

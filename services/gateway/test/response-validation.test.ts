@@ -1,0 +1,166 @@
+import { Writable } from 'node:stream';
+import type { Principal } from '@policyhub/grpc-runtime';
+import { createLogger } from '@policyhub/telemetry';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import type { Clients } from '../src/clients/index.js';
+import { resourceDocument, schema } from '../src/schemas/common.js';
+import type { VocabularyProfile } from '../src/vocabulary.js';
+
+/**
+ * The response-validation mode (VALIDATE_RESPONSES, ADR 0031) turns an answer that does not match
+ * its route's schema into a logged 500, and leaves matching answers byte for byte as they are.
+ * The policy set a fake policy-sets client returns is made wrong in one place at a time.
+ */
+const SET_ID = 'polset-0123456789abcdef';
+const admin: Principal = { userId: 'user-1', username: 'admin', isSiteAdmin: true, memberships: new Map() };
+const GOOD_SET = {
+  id: SET_ID,
+  organization: 'acme',
+  name: 'baseline',
+  description: '',
+  global: false,
+  kind: 'kind_a',
+  overridable: false,
+  agentEnabled: false,
+  policyToolVersion: '',
+  policiesPath: '',
+  vcsRepo: null,
+  versioned: false,
+  policyCount: 0,
+  workspaceCount: 0,
+  projectCount: 0,
+  policyIds: [],
+  workspaceIds: [],
+  projectIds: [],
+  workspaceExclusionIds: [],
+  currentVersionId: '',
+  newestVersionId: '',
+  createdAt: '2026-11-24T10:00:00.000Z',
+  updatedAt: '2026-11-24T10:00:00.000Z',
+};
+
+let served: Record<string, unknown> = GOOD_SET;
+const lines: string[] = [];
+
+async function gateway(options: { validateResponses: boolean; vocabulary?: VocabularyProfile }) {
+  const clients = {
+    identity: { Authenticate: async () => ({ ...admin, memberships: [] }) },
+    policySets: { GetPolicySet: async () => served },
+  } as unknown as Clients;
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const app = await buildApp({
+    clients,
+    logger: createLogger('gateway', 'info', destination),
+    validateResponses: options.validateResponses,
+    vocabulary: options.vocabulary,
+  });
+  // A route whose handler answers a member its schema does not list.
+  app.get(
+    '/api/v2/test/extra-member',
+    { schema: schema('test', { summary: 'test', response: { 200: resourceDocument('User') } }) },
+    async (_request, reply) =>
+      reply.type('application/vnd.api+json').send({
+        data: {
+          id: 'user-1',
+          type: 'users',
+          attributes: {
+            username: 'admin',
+            email: 'admin@example.com',
+            'is-site-admin': true,
+            'created-at': '2026-11-24T10:00:00.000Z',
+            'two-factor': false,
+          },
+          links: { self: '/api/v2/users/user-1' },
+        },
+      }),
+  );
+  await app.ready();
+  return app;
+}
+
+const get = (app: FastifyInstance, url = `/api/v2/policy-sets/${SET_ID}`) =>
+  app.inject({ method: 'GET', url, headers: { authorization: 'Bearer ph.token' } });
+
+const mismatchLogs = () =>
+  lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'response does not match its schema');
+
+describe('response validation mode', () => {
+  let strict: FastifyInstance;
+  let plain: FastifyInstance;
+  beforeAll(async () => {
+    strict = await gateway({ validateResponses: true });
+    plain = await gateway({ validateResponses: false });
+  });
+  afterAll(async () => {
+    await strict.close();
+    await plain.close();
+  });
+
+  it('passes a matching answer through unchanged', async () => {
+    served = GOOD_SET;
+    lines.length = 0;
+    const checked = await get(strict);
+    const unchecked = await get(plain);
+    expect(checked.statusCode).toBe(200);
+    expect(checked.body).toBe(unchecked.body);
+    expect(mismatchLogs()).toEqual([]);
+  });
+
+  it.each([
+    ['a timestamp that is not ISO-8601 UTC', { createdAt: 'yesterday' }, '/data/attributes/created-at'],
+    ['a kind outside the profile', { kind: 'sentinel' }, '/data/attributes/kind'],
+    ['a count of the wrong type', { policyCount: -1 }, '/data/attributes/policy-count'],
+  ])('answers 500 and logs the mismatch for %s', async (_name, change, path) => {
+    served = { ...GOOD_SET, ...change };
+    lines.length = 0;
+    expect((await get(plain)).statusCode).toBe(200);
+    const res = await get(strict);
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({
+      errors: [{ status: '500', code: 'INTERNAL_ERROR', title: 'internal server error' }],
+    });
+    const [log] = mismatchLogs();
+    expect(log).toMatchObject({ route: '/api/v2/policy-sets/:id', method: 'GET', status: 200 });
+    expect(log.mismatches.join('\n')).toContain(path);
+  });
+
+  it('refuses a member the schema does not list', async () => {
+    lines.length = 0;
+    expect((await get(plain, '/api/v2/test/extra-member')).statusCode).toBe(200);
+    const res = await get(strict, '/api/v2/test/extra-member');
+    expect(res.statusCode).toBe(500);
+    expect(mismatchLogs()[0].mismatches.join('\n')).toMatch(
+      /\/data\/attributes must NOT have additional properties.*two-factor/,
+    );
+  });
+
+  it('checks error documents too (they match)', async () => {
+    lines.length = 0;
+    const res = await get(strict, '/api/v2/no-such-route');
+    expect(res.statusCode).toBe(404);
+    expect(mismatchLogs()).toEqual([]);
+  });
+});
+
+describe('response validation in the tfe profile', () => {
+  it("checks the profile's names: a kind_a set is served as sentinel and matches", async () => {
+    const tfe = await gateway({ validateResponses: true, vocabulary: 'tfe' });
+    try {
+      served = GOOD_SET;
+      lines.length = 0;
+      const res = await get(tfe);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data.attributes.kind).toBe('sentinel');
+      expect(mismatchLogs()).toEqual([]);
+    } finally {
+      await tfe.close();
+    }
+  });
+});
