@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { JSON_API } from '../jsonapi/media-type.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../jsonapi/pagination.js';
 import { closed, type ResourceName } from './resources.js';
@@ -94,16 +94,15 @@ const PAGINATION_LINKS = closed({
   last: link,
 });
 const pageNumber = Type.Integer({ minimum: 1 });
-const PAGINATION_META = closed({
-  pagination: closed({
-    'current-page': pageNumber,
-    'page-size': pageNumber,
-    'prev-page': Type.Union([pageNumber, Type.Null()]),
-    'next-page': Type.Union([pageNumber, Type.Null()]),
-    'total-pages': pageNumber,
-    'total-count': Type.Integer({ minimum: 0 }),
-  }),
+const PAGINATION = closed({
+  'current-page': pageNumber,
+  'page-size': pageNumber,
+  'prev-page': Type.Union([pageNumber, Type.Null()]),
+  'next-page': Type.Union([pageNumber, Type.Null()]),
+  'total-pages': pageNumber,
+  'total-count': Type.Integer({ minimum: 0 }),
 });
+const paginationMeta = (extra: TProperties = {}) => closed({ ...extra, pagination: PAGINATION });
 
 export interface DocumentOptions {
   /** The resource types `include` may add (absent: the document never has `included`). */
@@ -119,15 +118,19 @@ export const resourceDocument = (data: ResourceName, options: DocumentOptions = 
 
 /**
  * `{"data": [resources], "included"?, "links", "meta": {"pagination"}}`, exactly; with `paged:
- * false` the pagination members are there only when the client asked for a page.
+ * false` the pagination members are there only when the client asked for a page; `meta` adds
+ * members beside `meta.pagination`.
  */
-export const listDocument = (data: ResourceName, options: DocumentOptions & { paged?: boolean } = {}) =>
+export const listDocument = (
+  data: ResourceName,
+  options: DocumentOptions & { paged?: boolean; meta?: TProperties } = {},
+) =>
   closed({
     data: Type.Array(Type.Ref(data)),
     ...(options.included ? { included: includedMember(options.included) } : {}),
     ...(options.paged === false
-      ? { links: Type.Optional(PAGINATION_LINKS), meta: Type.Optional(PAGINATION_META) }
-      : { links: PAGINATION_LINKS, meta: PAGINATION_META }),
+      ? { links: Type.Optional(PAGINATION_LINKS), meta: Type.Optional(paginationMeta(options.meta)) }
+      : { links: PAGINATION_LINKS, meta: paginationMeta(options.meta) }),
   });
 
 export const NoContent = Type.Null({ description: 'No content.' });

@@ -1,5 +1,6 @@
 import type { adminorgsV1 } from '@policyhub/contracts';
 import { AppError } from '@policyhub/errors';
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readIdentifierList } from '../../jsonapi/body.js';
 import type { ResourceObject } from '../../jsonapi/document.js';
@@ -30,10 +31,15 @@ import {
   schema,
 } from '../../schemas/common.js';
 import { identifierListBody } from '../../schemas/jsonapi.js';
+import { closed } from '../../schemas/resources.js';
 import { validBody } from '../../schemas/validation.js';
 import { ADMIN_ORGANIZATION_UPDATE, REGISTRY_PARTNERSHIPS } from './request-bodies.js';
 
 const INCLUDES = ['owners'] as const;
+
+const count = Type.Integer({ minimum: 0 });
+/** `meta.status-counts` of the admin list: organizations matching the query, by state. */
+const STATUS_COUNTS = closed({ total: count, active: count, disabled: count });
 
 /** `filter[…]=true|false` exactly; absent or empty means no filter, anything else is a 422. */
 function booleanFilter(query: Query, name: string): boolean | undefined {
@@ -93,7 +99,12 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
           'filter[module_producer]': 'true or false.',
           'filter[provider_producer]': 'true or false.',
         }),
-        response: { 200: listDocument('AdminOrganization', { included: ['User'] }) },
+        response: {
+          200: listDocument('AdminOrganization', {
+            included: ['User'],
+            meta: { 'status-counts': STATUS_COUNTS },
+          }),
+        },
       }),
     },
     async (request, reply) => {
