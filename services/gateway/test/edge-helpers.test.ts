@@ -184,55 +184,31 @@ describe('error mapping', () => {
   });
 });
 
-describe('request documents', () => {
-  it('requires data to be an object of the expected type', () => {
-    expect(
-      httpErrorFromAppError(catchError(() => new RequestDocument({}, 'teams'))).body.errors[0]!.source,
-    ).toEqual({
-      pointer: '/data',
+describe('request documents (once their schema accepted them)', () => {
+  it('read values; absent and null are not sent, except where null clears', () => {
+    const doc = new RequestDocument({
+      data: { type: 't', attributes: { name: 'a', description: null, global: null, limit: null } },
     });
-    const wrongType = httpErrorFromAppError(
-      catchError(() => new RequestDocument({ data: { type: 'users' } }, 'teams')),
-    );
-    expect(wrongType.body.errors[0]!.source).toEqual({ pointer: '/data/type' });
+    expect(doc.string('name')).toBe('a');
+    expect(doc.string('missing')).toBeUndefined();
+    expect(doc.nullableString('description')).toBeNull();
+    expect(doc.boolean('global')).toBeUndefined();
+    expect(doc.nullableInteger('limit')).toBeNull();
+    expect(new RequestDocument(undefined).string('name')).toBeUndefined();
   });
 
-  it('accepts an empty type where an endpoint allows it', () => {
-    expect(
-      () => new RequestDocument({ data: { type: '' } }, 'organizations', { allowEmptyType: true }),
-    ).not.toThrow();
-  });
-
-  it('collects wrong JSON types with pointers', () => {
-    const doc = new RequestDocument({ data: { type: 't', attributes: { name: 5, global: 'true' } } }, 't');
-    doc.string('name', { required: true });
-    doc.boolean('global');
-    const http = httpErrorFromAppError(catchError(() => doc.done()));
-    expect(http.body.errors.map((e) => e.source?.pointer)).toEqual([
-      '/data/attributes/name',
-      '/data/attributes/global',
-    ]);
-  });
-
-  it('reads only type and id from full resource objects in relationship arrays', () => {
-    const ids = readIdentifierList(
-      {
-        data: [
-          { type: 'workspaces', id: 'ws-1', attributes: { name: 'x' }, relationships: {} },
-          { type: 'workspaces', id: 'ws-1' },
-        ],
-      },
-      'workspaces',
-    );
-    expect(ids).toEqual(['ws-1']);
-  });
-
-  it('rejects a wrong element type in a relationship array', () => {
-    const http = httpErrorFromAppError(
-      catchError(() => readIdentifierList({ data: [{ type: 'projects', id: 'p' }] }, 'workspaces')),
-    );
-    expect(http.statusCode).toBe(422);
-    expect(http.body.errors[0]!.source).toEqual({ pointer: '/data/0/type' });
+  it('read only type and id from full resource objects in relationship arrays, each id once', () => {
+    const data = [
+      { type: 'workspaces', id: 'ws-1', attributes: { name: 'x' }, relationships: {} },
+      { type: 'workspaces', id: 'ws-1' },
+      { type: 'workspaces', id: 'ws-2' },
+    ];
+    expect(readIdentifierList({ data })).toEqual(['ws-1', 'ws-2']);
+    const doc = new RequestDocument({
+      data: { type: 'policy-sets', relationships: { workspaces: { data }, project: { data: null } } },
+    });
+    expect(doc.relationshipIds('workspaces')).toEqual(['ws-1', 'ws-2']);
+    expect(doc.relationshipId('project')).toBeUndefined();
   });
 });
 

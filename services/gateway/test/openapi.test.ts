@@ -56,6 +56,27 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('describes included resources on every read that takes an include value, and on no other', () => {
+    interface Parts {
+      querystring?: { properties?: Record<string, { description?: string }> };
+      response?: Record<string, { additionalProperties?: boolean; properties?: Record<string, unknown> }>;
+    }
+    const reads = app.registeredRoutes.filter((r) => r.method === 'GET');
+    let documents = 0;
+    for (const route of reads) {
+      const parts = route.schema as Parts | undefined;
+      const document = parts?.response?.[200];
+      if (!document?.properties?.data) continue;
+      documents++;
+      const include = parts?.querystring?.properties?.include?.description;
+      const takesInclude = include !== undefined && !include.startsWith('Nothing can be included');
+      const label = `GET ${route.url}`;
+      expect('included' in document.properties, label).toBe(takesInclude);
+      expect(document.additionalProperties, `${label} is exact`).toBe(false);
+    }
+    expect(documents).toBeGreaterThan(25);
+  });
+
   it('is linked from every API guide', async () => {
     const dir = new URL('../../../docs/api/', import.meta.url);
     const guides = (await readdir(dir)).filter((name) => name.endsWith('.md'));

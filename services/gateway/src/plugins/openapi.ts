@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import type { TSchema } from '@sinclair/typebox';
-import { ErrorDocument } from '../schemas/common.js';
+import { type TSchema, Type } from '@sinclair/typebox';
+import { ErrorDocument, responses } from '../schemas/common.js';
 import { validatorCompiler } from '../schemas/validation.js';
 
 export interface RegisteredRoute {
@@ -75,7 +75,7 @@ export function registerOpenApiRoute(app: FastifyInstance): void {
         summary: 'This OpenAPI 3.1 document',
         security: [],
         produces: ['application/json'],
-        response: { 200: { type: 'object', additionalProperties: true } },
+        response: responses({ 200: Type.Object({}, { additionalProperties: true }) }),
       },
     },
     async (_request, reply) => reply.status(200).type('application/json').send(app.swagger()),

@@ -53,9 +53,9 @@ export function readAdminOrganizationUpdate(
   body: unknown,
   name: string,
 ): adminorgsV1.UpdateAdminOrganizationRequest {
-  const doc = new RequestDocument(body, 'organizations', { allowEmptyType: true });
+  const doc = new RequestDocument(body);
   const timeout = (names: readonly string[]): string | undefined => {
-    const value = oneOf(names, (n) => doc.nullableString(n, { maxLength: 64 }));
+    const value = oneOf(names, (n) => doc.nullableString(n));
     return value === null ? '' : value;
   };
   const request: adminorgsV1.UpdateAdminOrganizationRequest = {
@@ -68,10 +68,9 @@ export function readAdminOrganizationUpdate(
     applyTimeout: timeout(APPLY_TIMEOUT),
     planTimeout: timeout(PLAN_TIMEOUT),
   };
-  const limit = doc.nullableInteger('workspace-limit', { min: 0 });
+  const limit = doc.nullableInteger('workspace-limit');
   if (limit === null) request.clearWorkspaceLimit = true;
   else if (limit !== undefined) request.workspaceLimit = limit;
-  doc.done();
   return request;
 }
 
@@ -84,7 +83,7 @@ export function readRegistryPartnerships(
   body: unknown,
   name: string,
 ): adminorgsV1.UpdateRegistryPartnershipsRequest {
-  const doc = new RequestDocument(body, 'registry-partnerships');
+  const doc = new RequestDocument(body);
   const list = (hyphenated: string) => {
     const names = oneOf([hyphenated, hyphenated.replace('-', '_')], (n) => doc.stringArray(n));
     if (names && names.length > MAX_CONSUMERS) {
@@ -100,7 +99,6 @@ export function readRegistryPartnerships(
   };
   const moduleConsumers = list('module-consumers');
   const providerConsumers = list('provider-consumers');
-  doc.done();
   if (!moduleConsumers && !providerConsumers) {
     throw invalid([
       {

@@ -245,7 +245,7 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
     async (request, reply) => {
       const { name } = paramsOf<'name'>(request);
       const consumers = await readAfterVisibilityCheck(
-        () => readIdentifierList(validBody(request), 'organizations'),
+        () => readIdentifierList(validBody(request)),
         () => clients.adminOrganizations.GetAdminOrganization({ name }, as(request)),
       );
       await clients.adminOrganizations.UpdateModuleConsumers({ name, consumers }, as(request));

@@ -22,9 +22,8 @@ export function registerCommentRoutes(app: Api, ctx: RouteContext): void {
   /** The comment body, or the body's 422; a run the caller cannot see is a 404 first. */
   const readBody = async (request: FastifyRequest, runId: string): Promise<string> => {
     try {
-      const doc = new RequestDocument(validBody(request), 'comments');
-      const body = doc.string('body', { required: true, maxLength: 65_536 });
-      doc.done();
+      const doc = new RequestDocument(validBody(request));
+      const body = doc.string('body');
       return body!;
     } catch (err) {
       await clients.runs.GetRun({ id: runId }, as(request));

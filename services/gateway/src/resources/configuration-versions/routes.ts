@@ -48,11 +48,10 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
       const doc =
         request.body === undefined || request.body === null
           ? undefined
-          : new RequestDocument(validBody(request), 'configuration-versions', { typeOptional: true });
+          : new RequestDocument(validBody(request));
       const autoQueueRuns = doc?.boolean('auto-queue-runs') ?? true;
       const speculative = doc?.boolean('speculative') ?? false;
       const provisional = doc?.boolean('provisional') ?? false;
-      doc?.done();
       const version = await clients.configurationVersions.CreateConfigurationVersion(
         { workspaceId: paramsOf<'id'>(request).id, autoQueueRuns, speculative, provisional },
         as(request),

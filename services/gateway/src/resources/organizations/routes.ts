@@ -43,10 +43,9 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
       attachValidation: true,
     },
     async (request, reply) => {
-      const doc = new RequestDocument(validBody(request), 'organizations');
-      const name = doc.string('name', { required: true, maxLength: 200 });
-      const email = doc.string('email', { required: true, maxLength: 254 });
-      doc.done();
+      const doc = new RequestDocument(validBody(request));
+      const name = doc.string('name');
+      const email = doc.string('email');
       const org = await clients.organizations.CreateOrganization({ name, email }, as(request));
       return sendDocument(reply, 201, { data: serializeOrganization(org) });
     },
@@ -113,10 +112,9 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
       // An unknown organization is a 404 even with a bad body (looked up only when the body is bad).
       const { newName, email } = await readAfterVisibilityCheck(
         () => {
-          const doc = new RequestDocument(validBody(request), 'organizations');
-          const newName = doc.string('name', { maxLength: 200 });
-          const email = doc.string('email', { maxLength: 254 });
-          doc.done();
+          const doc = new RequestDocument(validBody(request));
+          const newName = doc.string('name');
+          const email = doc.string('email');
           return { newName, email };
         },
         () => clients.organizations.GetOrganization({ name }, as(request)),

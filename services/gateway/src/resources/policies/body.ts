@@ -18,16 +18,16 @@ export interface PolicyAttributes {
 const clearable = (v: string | null | undefined): string | null | undefined => (v === '' ? null : v);
 
 /**
- * Reads a policy's attributes (shape and JSON types only; the service owns the rules). The
- * deprecated `enforce: [{path, mode}]` form is accepted: its first element carries the level.
+ * Reads a policy's attributes (their route schema checked them; the service owns the rules) and
+ * the deprecated `enforce: [{path, mode}]` form, whose members only this reader checks (its first
+ * element carries the level).
  */
-export function readPolicyAttributes(doc: RequestDocument, options: { create: boolean }): PolicyAttributes {
-  const name = doc.string('name', { required: options.create, present: true, maxLength: 200 });
-  const description = doc.nullableString('description', { maxLength: 10_000 });
-  const kind = doc.string('kind', { present: true, maxLength: 50 });
-  const query = doc.nullableString('query', { maxLength: 10_000 });
-  const enforcementLevel = doc.string('enforcement-level', { maxLength: 50 });
-  doc.done();
+export function readPolicyAttributes(doc: RequestDocument): PolicyAttributes {
+  const name = doc.string('name');
+  const description = doc.nullableString('description');
+  const kind = doc.string('kind');
+  const query = doc.nullableString('query');
+  const enforcementLevel = doc.string('enforcement-level');
   const enforce = readEnforce(doc.attributes.enforce);
   // `enforcement-level` wins over the deprecated `enforce[0].mode`, which is then not even read.
   const level = readEnforcementLevel(enforcementLevel, 'enforcement_level');

@@ -79,7 +79,7 @@ export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       const { org } = paramsOf<'org'>(request);
       const attrs = await readAfterVisibilityCheck(
-        () => readPolicyAttributes(new RequestDocument(validBody(request), 'policies'), { create: true }),
+        () => readPolicyAttributes(new RequestDocument(validBody(request))),
         () => clients.policies.ListPolicies({ organization: org, page: { number: 1, size: 1 } }, as(request)),
       );
       const { policy } = await clients.policies.CreatePolicy(
@@ -174,7 +174,7 @@ export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       const { id } = paramsOf<'id'>(request);
       const attrs = await readAfterVisibilityCheck(
-        () => readPolicyAttributes(new RequestDocument(validBody(request), 'policies'), { create: false }),
+        () => readPolicyAttributes(new RequestDocument(validBody(request))),
         () => clients.policies.GetPolicy({ id }, as(request)),
       );
       const { policy } = await clients.policies.UpdatePolicy(

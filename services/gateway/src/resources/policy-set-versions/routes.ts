@@ -67,7 +67,7 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
         summary: 'Show a policy set version',
         params: IdParams,
         querystring: query({}, { include: VERSION_INCLUDES }),
-        response: { 200: resourceDocument('PolicySetVersion') },
+        response: { 200: resourceDocument('PolicySetVersion', { included: ['PolicySet'] }) },
       }),
     },
     async (request, reply) => {
@@ -91,7 +91,7 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
         summary: "List a policy set's versions",
         params: IdParams,
         querystring: listQuery(VERSION_INCLUDES),
-        response: { 200: listDocument('PolicySetVersion') },
+        response: { 200: listDocument('PolicySetVersion', { included: ['PolicySet'] }) },
       }),
     },
     async (request, reply) => {

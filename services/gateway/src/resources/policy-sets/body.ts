@@ -5,8 +5,9 @@ import { stringChange } from '../policies/body.js';
 import { readKind } from './words.js';
 
 /**
- * A policy set body as read at the edge: JSON shape, types and enum words only (rules live in the
- * service). undefined = not given; null = clear (for nullable attributes, `""` clears too).
+ * A policy set body as read at the edge (its route schema checked shape and types; this reads
+ * the enum words; rules live in the service). undefined = not given; null = clear (for nullable
+ * attributes, `""` clears too).
  */
 export interface PolicySetBody {
   name?: string | undefined;
@@ -26,23 +27,22 @@ export interface PolicySetBody {
 
 const idList = (ids: string[] | undefined): policysetsV1.IdList | undefined => (ids ? { ids } : undefined);
 
-export function readPolicySetBody(doc: RequestDocument, options: { create: boolean }): PolicySetBody {
+export function readPolicySetBody(doc: RequestDocument): PolicySetBody {
   const { kind, ...read } = {
-    name: doc.string('name', { required: options.create, present: true, maxLength: 200 }),
-    description: doc.nullableString('description', { maxLength: 10_000 }),
+    name: doc.string('name'),
+    description: doc.nullableString('description'),
     global: doc.boolean('global'),
-    kind: doc.string('kind', { present: true, maxLength: 50 }),
+    kind: doc.string('kind'),
     overridable: doc.boolean('overridable'),
     agentEnabled: doc.boolean('agent-enabled'),
-    policyToolVersion: doc.nullableString('policy-tool-version', { maxLength: 200 }),
-    policiesPath: doc.nullableString('policies-path', { maxLength: 2_000 }),
-    policyIds: idList(doc.relationshipIds('policies', 'policies')),
-    workspaceIds: idList(doc.relationshipIds('workspaces', 'workspaces')),
-    projectIds: idList(doc.relationshipIds('projects', 'projects')),
-    workspaceExclusionIds: idList(doc.relationshipIds('workspace-exclusions', 'workspaces')),
+    policyToolVersion: doc.nullableString('policy-tool-version'),
+    policiesPath: doc.nullableString('policies-path'),
+    policyIds: idList(doc.relationshipIds('policies')),
+    workspaceIds: idList(doc.relationshipIds('workspaces')),
+    projectIds: idList(doc.relationshipIds('projects')),
+    workspaceExclusionIds: idList(doc.relationshipIds('workspace-exclusions')),
   };
   const vcsRepo = doc.object('vcs-repo');
-  doc.done();
   const body: PolicySetBody = {
     ...read,
     // `""` clears a nullable attribute like null; an empty or null tool version is "not given"

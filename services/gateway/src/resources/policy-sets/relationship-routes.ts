@@ -57,7 +57,7 @@ export function registerPolicySetRelationshipRoutes(app: Api, { clients }: Route
         handler: async (request, reply) => {
           const { id } = paramsOf<'id'>(request);
           const ids = await readAfterVisibilityCheck(
-            () => readIdentifierList(validBody(request), type),
+            () => readIdentifierList(validBody(request)),
             () => clients.policySets.GetPolicySet({ id }, as(request)),
           );
           await clients.policySets[rpc]({ policySetId: id, ids }, as(request));

@@ -85,7 +85,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       const { org } = paramsOf<'org'>(request);
       const body = await readAfterVisibilityCheck(
-        () => readPolicySetBody(new RequestDocument(validBody(request), 'policy-sets'), { create: true }),
+        () => readPolicySetBody(new RequestDocument(validBody(request))),
         () =>
           clients.policySets.ListPolicySets({ organization: org, page: { number: 1, size: 1 } }, as(request)),
       );
@@ -182,7 +182,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       const { id } = paramsOf<'id'>(request);
       const body = await readAfterVisibilityCheck(
-        () => readPolicySetBody(new RequestDocument(validBody(request), 'policy-sets'), { create: false }),
+        () => readPolicySetBody(new RequestDocument(validBody(request))),
         () => clients.policySets.GetPolicySet({ id }, as(request)),
       );
       let lenient = body;

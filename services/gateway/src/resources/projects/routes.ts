@@ -44,10 +44,9 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
       attachValidation: true,
     },
     async (request, reply) => {
-      const doc = new RequestDocument(validBody(request), 'projects');
-      const name = doc.string('name', { required: true, maxLength: 200 });
-      const description = doc.nullableString('description', { maxLength: 1000 }) ?? '';
-      doc.done();
+      const doc = new RequestDocument(validBody(request));
+      const name = doc.string('name');
+      const description = doc.nullableString('description') ?? '';
       const project = await clients.projects.CreateProject(
         { organization: paramsOf<'org'>(request).org, name, description },
         as(request),
@@ -120,10 +119,9 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
       const { id } = paramsOf<'id'>(request);
       const { name, description } = await readAfterVisibilityCheck(
         () => {
-          const doc = new RequestDocument(validBody(request), 'projects');
-          const name = doc.string('name', { maxLength: 200 });
-          const description = doc.nullableString('description', { maxLength: 1000 });
-          doc.done();
+          const doc = new RequestDocument(validBody(request));
+          const name = doc.string('name');
+          const description = doc.nullableString('description');
           return { name, description };
         },
         () => clients.projects.GetProject({ id }, as(request)),

@@ -48,13 +48,11 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       // Other linkage clients send (variables, ...) is outside this product: ignored.
-      const doc = new RequestDocument(validBody(request), 'runs');
-      const message = doc.nullableString('message', { maxLength: 10_000 }) ?? '';
+      const doc = new RequestDocument(validBody(request));
+      const message = doc.nullableString('message') ?? '';
       const planOnly = doc.boolean('plan-only') ?? false;
-      const workspaceId = doc.relationshipId('workspace', 'workspaces');
-      const configurationVersionId =
-        doc.relationshipId('configuration-version', 'configuration-versions') ?? '';
-      doc.done();
+      const workspaceId = doc.relationshipId('workspace');
+      const configurationVersionId = doc.relationshipId('configuration-version') ?? '';
       if (!workspaceId) {
         throw invalidAttribute(
           'GATEWAY_INVALID_BODY',
@@ -77,7 +75,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a run',
         params: IdParams,
         querystring: query({}, { include: RUN_INCLUDES }),
-        response: { 200: resourceDocument('Run') },
+        response: { 200: resourceDocument('Run', { included: ['Workspace'] }) },
       }),
     },
     async (request, reply) => {
@@ -96,7 +94,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a workspace's runs",
         params: IdParams,
         querystring: listQuery(RUN_INCLUDES),
-        response: { 200: listDocument('Run') },
+        response: { 200: listDocument('Run', { included: ['Workspace'] }) },
       }),
     },
     async (request, reply) => {

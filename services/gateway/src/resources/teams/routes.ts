@@ -88,11 +88,10 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
       attachValidation: true,
     },
     async (request, reply) => {
-      const doc = new RequestDocument(validBody(request), 'teams');
-      const name = doc.string('name', { required: true, maxLength: 90 });
+      const doc = new RequestDocument(validBody(request));
+      const name = doc.string('name');
       const permissions = readOrganizationAccess(doc);
-      const visibility = doc.string('visibility', { maxLength: 20 }) ?? '';
-      doc.done();
+      const visibility = doc.string('visibility') ?? '';
       const team = await clients.teams.CreateTeam(
         { organization: paramsOf<'org'>(request).org, name, permissions, visibility },
         as(request),
@@ -120,7 +119,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
           q: 'Teams whose name contains this text.',
           'filter[names]': 'Comma-separated team names.',
         }),
-        response: { 200: listDocument('Team') },
+        response: { 200: listDocument('Team', { included: ['User'] }) },
       }),
     },
     async (request, reply) => {
@@ -151,7 +150,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a team',
         params: IdParams,
         querystring: query({}, { include: TEAM_INCLUDES }),
-        response: { 200: resourceDocument('Team') },
+        response: { 200: resourceDocument('Team', { included: ['User'] }) },
       }),
     },
     async (request, reply) => {
@@ -197,7 +196,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       const teamId = paramsOf<'id'>(request).id;
       const userIds = await readAfterVisibilityCheck(
-        () => readIdentifierList(validBody(request), 'users'),
+        () => readIdentifierList(validBody(request)),
         () => clients.teams.GetTeam({ id: teamId }, as(request)),
       );
       await clients.teams.AddTeamMembers({ teamId, userIds }, as(request));
@@ -220,7 +219,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       const teamId = paramsOf<'id'>(request).id;
       const userIds = await readAfterVisibilityCheck(
-        () => readIdentifierList(validBody(request), 'users'),
+        () => readIdentifierList(validBody(request)),
         () => clients.teams.GetTeam({ id: teamId }, as(request)),
       );
       await clients.teams.RemoveTeamMembers({ teamId, userIds }, as(request));

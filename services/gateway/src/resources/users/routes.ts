@@ -39,6 +39,25 @@ function adminFilter(raw: string | undefined): boolean | undefined {
   ]);
 }
 
+/**
+ * `is-site-admin`, else upstream's alias `is-admin`, which is read (and so checked: its schema
+ * only describes it) only when `is-site-admin` is absent.
+ */
+function readIsSiteAdmin(doc: RequestDocument): boolean {
+  const isSiteAdmin = doc.boolean('is-site-admin');
+  if (isSiteAdmin !== undefined) return isSiteAdmin;
+  const alias = doc.attributes['is-admin'];
+  if (alias === undefined || alias === null) return false;
+  if (typeof alias === 'boolean') return alias;
+  throw new AppError('invalid', 'GATEWAY_INVALID_BODY', [
+    {
+      title: 'invalid attribute',
+      detail: 'Is admin must be true or false',
+      pointer: '/data/attributes/is-admin',
+    },
+  ]);
+}
+
 export function registerUserRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
   // Site admins create users.
@@ -60,11 +79,10 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
       attachValidation: true,
     },
     async (request, reply) => {
-      const doc = new RequestDocument(validBody(request), 'users');
-      const username = doc.string('username', { required: true, maxLength: 90 });
-      const email = doc.string('email', { required: true, maxLength: 254 });
-      const isSiteAdmin = doc.boolean('is-site-admin') ?? doc.boolean('is-admin') ?? false;
-      doc.done();
+      const doc = new RequestDocument(validBody(request));
+      const username = doc.string('username');
+      const email = doc.string('email');
+      const isSiteAdmin = readIsSiteAdmin(doc);
       const user = await clients.identity.CreateUser({ username, email, isSiteAdmin }, as(request));
       return sendDocument(reply, 201, { data: serializeUser(user) });
     },
@@ -135,17 +153,9 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
       attachValidation: true,
     },
     async (request, reply) => {
-      const doc = new RequestDocument(
-        (request.body == null ? undefined : validBody(request)) ?? {
-          data: { type: 'authentication-tokens' },
-        },
-        'authentication-tokens',
-        {
-          allowEmptyType: true,
-        },
-      );
-      const description = doc.string('description', { maxLength: 255 }) ?? '';
-      doc.done();
+      // A body-less POST creates a token without a description.
+      const doc = new RequestDocument(request.body == null ? undefined : validBody(request));
+      const description = doc.string('description') ?? '';
       const token = await clients.identity.CreateAuthenticationToken(
         { userId: paramsOf<'id'>(request).id, description },
         as(request),

@@ -48,11 +48,10 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
       attachValidation: true,
     },
     async (request, reply) => {
-      const doc = new RequestDocument(validBody(request), 'workspaces');
-      const name = doc.string('name', { required: true, maxLength: 200 });
-      const description = doc.nullableString('description', { maxLength: 1000 }) ?? '';
-      const projectId = doc.relationshipId('project', 'projects') ?? '';
-      doc.done();
+      const doc = new RequestDocument(validBody(request));
+      const name = doc.string('name');
+      const description = doc.nullableString('description') ?? '';
+      const projectId = doc.relationshipId('project') ?? '';
       const ws = await clients.workspaces.CreateWorkspace(
         { organization: paramsOf<'org'>(request).org, name, description, projectId },
         as(request),
@@ -126,11 +125,10 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
       const { id } = paramsOf<'id'>(request);
       const { name, description, projectId } = await readAfterVisibilityCheck(
         () => {
-          const doc = new RequestDocument(validBody(request), 'workspaces');
-          const name = doc.string('name', { maxLength: 200 });
-          const description = doc.nullableString('description', { maxLength: 1000 });
-          const projectId = doc.relationshipId('project', 'projects');
-          doc.done();
+          const doc = new RequestDocument(validBody(request));
+          const name = doc.string('name');
+          const description = doc.nullableString('description');
+          const projectId = doc.relationshipId('project');
           return { name, description, projectId };
         },
         () => clients.workspaces.GetWorkspace({ id }, as(request)),
