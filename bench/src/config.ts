@@ -15,7 +15,10 @@ export interface BenchConfig {
   searchRequests: number;
   /** Include the distributed processes (five processes, real gRPC, Kafka). */
   distributed: boolean;
-  /** BENCH_SCENARIOS (comma-separated: point, list, search, write, upload): run only these; all when unset. */
+  /**
+   * BENCH_SCENARIOS (comma-separated: point, list, search, write, upload): run only these; all when
+   * unset. `serializer` (RESPONSE_SERIALIZER schema vs json) runs only when named.
+   */
   scenarios: ReadonlySet<string> | undefined;
 }
 

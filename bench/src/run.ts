@@ -6,6 +6,7 @@ import type { BenchReport, Goal, Section } from './report.js';
 import { listScenario } from './scenarios/list.js';
 import { orgSearchScenario } from './scenarios/org-search.js';
 import { pointReadScenario } from './scenarios/point-read.js';
+import { serializerScenario } from './scenarios/serializer.js';
 import { uploadScenario } from './scenarios/upload.js';
 import { writeScenario } from './scenarios/write.js';
 import { startEmbeddedSystem } from './system.js';
@@ -36,7 +37,19 @@ export async function runBench(
     log(`done: ${s.title}`);
   };
 
+  // A comparison of two configurations, run only when asked for (BENCH_SCENARIOS=serializer).
+  if (cfg.scenarios?.has('serializer')) add((await serializerScenario(cfg)).section);
   const runs = (name: string) => cfg.scenarios === undefined || cfg.scenarios.has(name);
+  if (cfg.scenarios !== undefined && [...cfg.scenarios].every((s) => s === 'serializer')) {
+    return {
+      date: new Date().toISOString(),
+      quick: cfg.quick,
+      machine,
+      method: method(cfg),
+      sections,
+      goals,
+    };
+  }
   const embedded = await startEmbeddedSystem();
   try {
     if (runs('point')) {
@@ -162,15 +175,18 @@ export async function runBench(
     date: new Date().toISOString(),
     quick: cfg.quick,
     machine,
-    method: [
-      `IN_PROCESS_CALLS=${process.env.IN_PROCESS_CALLS ?? 'true (default)'} for \`npm start\``,
-      `${cfg.rounds} rounds per comparison, system and baseline interleaved (order alternating each round); ratios taken within a round, median reported with the per-round values`,
-      `${cfg.warmupSeconds} s of unrecorded load on each target before the first round; load phases ${cfg.seconds} s at ${cfg.connections} connections (autocannon, closed loop)`,
-      'percentiles (nearest rank) from every response latency, not autocannon’s summary (which has p97.5, not p95)',
-      'CPU per request: user + system CPU time of the server processes (/proc) during the phase ÷ responses',
-      'the system runs with the Node flags of `npm start` (and the images); baselines are their own process on the same Postgres',
-    ],
+    method: method(cfg),
     sections,
     goals,
   };
 }
+
+/** How this run measured (the report's header). */
+const method = (cfg: BenchConfig): string[] => [
+  `IN_PROCESS_CALLS=${process.env.IN_PROCESS_CALLS ?? 'true (default)'} for \`npm start\``,
+  `${cfg.rounds} rounds per comparison, system and baseline interleaved (order alternating each round); ratios taken within a round, median reported with the per-round values`,
+  `${cfg.warmupSeconds} s of unrecorded load on each target before the first round; load phases ${cfg.seconds} s at ${cfg.connections} connections (autocannon, closed loop)`,
+  'percentiles (nearest rank) from every response latency, not autocannon’s summary (which has p97.5, not p95)',
+  'CPU per request: user + system CPU time of the server processes (/proc) during the phase ÷ responses',
+  'the system runs with the Node flags of `npm start` (and the images); baselines are their own process on the same Postgres',
+];

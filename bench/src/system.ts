@@ -49,9 +49,10 @@ export async function benchUser(baseUrl: string, adminAuth: Record<string, strin
 
 /**
  * The system exactly as `npm start` runs it (same Node flags), in its own process so the load
- * generator does not share its event loop, on a fresh database; rate limits off, quiet logs.
+ * generator does not share its event loop, on a fresh database; rate limits off, quiet logs;
+ * `env` adds or overrides variables (a scenario comparing two configurations).
  */
-export async function startEmbeddedSystem(): Promise<BenchSystem> {
+export async function startEmbeddedSystem(env: Record<string, string> = {}): Promise<BenchSystem> {
   const db = await createTestDatabase('ph_bench');
   const dataDir = mkdtempSync(join(tmpdir(), 'policyhub-bench-'));
   const port = await freePort();
@@ -69,6 +70,7 @@ export async function startEmbeddedSystem(): Promise<BenchSystem> {
       OPS_PORT: '0',
       KAFKA_BROKERS: '',
       REDIS_URL: '',
+      ...env,
     },
     START_FLAGS,
   );

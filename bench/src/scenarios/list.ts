@@ -17,10 +17,10 @@ async function inBatches<T>(count: number, make: (i: number) => Promise<T>, widt
 }
 
 /**
- * A page of 20 policy sets (each with 2 policies and 5 workspaces, created through the API) with
- * and without include=workspaces,policies: CPU per request of the system's processes.
+ * An organization with 20 policy sets, each with 2 policies and 5 workspaces, created through the
+ * API; `url` is its first page of 20 sets, with or without include=workspaces,policies.
  */
-export async function listScenario(b: BenchSystem, cfg: BenchConfig) {
+export async function createListFixture(b: BenchSystem) {
   const org = `list-${Date.now()}`;
   await b.api('POST', '/organizations', {
     data: { type: 'organizations', attributes: { name: org, email: 'b@example.com' } },
@@ -51,8 +51,18 @@ export async function listScenario(b: BenchSystem, cfg: BenchConfig) {
       },
     }),
   );
-  const url = (include: boolean) =>
-    `${b.baseUrl}/api/v2/organizations/${org}/policy-sets?page%5Bsize%5D=20${include ? '&include=workspaces,policies' : ''}`;
+  return {
+    url: (include: boolean) =>
+      `${b.baseUrl}/api/v2/organizations/${org}/policy-sets?page%5Bsize%5D=20${include ? '&include=workspaces,policies' : ''}`,
+  };
+}
+
+/**
+ * A page of 20 policy sets (`createListFixture`) with and without include=workspaces,policies:
+ * CPU per request of the system's processes.
+ */
+export async function listScenario(b: BenchSystem, cfg: BenchConfig) {
+  const { url } = await createListFixture(b);
   const connections = Math.max(1, cfg.connections >> 2);
   const run = (include: boolean, seconds: number) =>
     load(`${b.mode}: list 20 sets${include ? ' include=workspaces,policies' : ''}`, {

@@ -1,11 +1,14 @@
 import { Writable } from 'node:stream';
 import type { Principal } from '@policyhub/grpc-runtime';
+import { Type } from '@sinclair/typebox';
 import { createLogger } from '@policyhub/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import type { Clients } from '../src/clients/index.js';
+import type { ResponseSerializer } from '../src/plugins/openapi.js';
 import { resourceDocument, schema } from '../src/schemas/common.js';
+import { closed } from '../src/schemas/resources.js';
 import type { VocabularyProfile } from '../src/vocabulary.js';
 
 /**
@@ -44,7 +47,11 @@ const GOOD_SET = {
 let served: Record<string, unknown> = GOOD_SET;
 const lines: string[] = [];
 
-async function gateway(options: { validateResponses: boolean; vocabulary?: VocabularyProfile }) {
+async function gateway(options: {
+  validateResponses: boolean;
+  vocabulary?: VocabularyProfile;
+  responseSerializer?: ResponseSerializer;
+}) {
   const clients = {
     identity: { Authenticate: async () => ({ ...admin, memberships: [] }) },
     policySets: { GetPolicySet: async () => served },
@@ -60,6 +67,7 @@ async function gateway(options: { validateResponses: boolean; vocabulary?: Vocab
     logger: createLogger('gateway', 'info', destination),
     validateResponses: options.validateResponses,
     vocabulary: options.vocabulary,
+    responseSerializer: options.responseSerializer,
   });
   // A route whose handler answers a member its schema does not list.
   app.get(
@@ -80,6 +88,18 @@ async function gateway(options: { validateResponses: boolean; vocabulary?: Vocab
           links: { self: '/api/v2/users/user-1' },
         },
       }),
+  );
+  // A route whose schema lists the members in another order than the handler writes them.
+  app.get(
+    '/api/v2/test/member-order',
+    {
+      schema: schema('test', {
+        summary: 'test',
+        response: { 200: closed({ data: closed({ type: Type.String(), id: Type.String() }) }) },
+      }),
+    },
+    async (_request, reply) =>
+      reply.type('application/vnd.api+json').send({ data: { id: 'x', type: 'users' } }),
   );
   await app.ready();
   return app;
@@ -162,5 +182,44 @@ describe('response validation in the tfe profile', () => {
     } finally {
       await tfe.close();
     }
+  });
+});
+
+describe('response validation with the schema serializer (fast-json-stringify)', () => {
+  let strict: FastifyInstance;
+  let plain: FastifyInstance;
+  beforeAll(async () => {
+    strict = await gateway({ validateResponses: true, responseSerializer: 'schema' });
+    plain = await gateway({ validateResponses: false, responseSerializer: 'json' });
+  });
+  afterAll(async () => {
+    await strict.close();
+    await plain.close();
+  });
+
+  it('writes a set byte for byte as JSON.stringify does', async () => {
+    for (const set of [GOOD_SET, { ...GOOD_SET, global: true, description: 'd', policyIds: ['pol-1'] }]) {
+      served = set;
+      lines.length = 0;
+      const checked = await get(strict);
+      expect(checked.statusCode).toBe(200);
+      expect(checked.body).toBe((await get(plain)).body);
+      expect(mismatchLogs()).toEqual([]);
+    }
+  });
+
+  it('fails when the serializer writes the members in another order than the document', async () => {
+    lines.length = 0;
+    expect((await get(plain, '/api/v2/test/member-order')).body).toBe('{"data":{"id":"x","type":"users"}}');
+    const res = await get(strict, '/api/v2/test/member-order');
+    expect(res.statusCode).toBe(500);
+    expect(mismatchLogs()[0].mismatches[0]).toContain('the serializer wrote');
+  });
+
+  it('fails on a member the schema does not list before the serializer can drop it', async () => {
+    lines.length = 0;
+    const res = await get(strict, '/api/v2/test/extra-member');
+    expect(res.statusCode).toBe(500);
+    expect(mismatchLogs()[0].mismatches.join('\n')).toContain('two-factor');
   });
 });

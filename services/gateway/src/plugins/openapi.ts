@@ -17,6 +17,13 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * How response documents are written (RESPONSE_SERIALIZER, ADR 0031): `json` with JSON.stringify,
+ * `schema` with fast-json-stringify compiled from each route's response schema (fastify's default).
+ */
+export const RESPONSE_SERIALIZERS = ['json', 'schema'] as const;
+export type ResponseSerializer = (typeof RESPONSE_SERIALIZERS)[number];
+
 /** Where the document is served (unauthenticated) and committed (ADR 0029). */
 export const OPENAPI_PATH = '/api/v2/openapi.json';
 export const OPENAPI_FILE = 'docs/api/openapi.json';
@@ -31,6 +38,7 @@ export const OPENAPI_FILE = 'docs/api/openapi.json';
 export async function registerRouteSchemas(
   app: FastifyInstance,
   resourceSchemas: readonly TSchema[],
+  serializer: ResponseSerializer = 'json',
 ): Promise<void> {
   const routes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', routes);
@@ -39,7 +47,7 @@ export async function registerRouteSchemas(
     for (const method of methods) routes.push({ method, url: route.url, schema: route.schema });
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  if (serializer === 'json') app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addSchema(ErrorDocument);
   for (const resource of resourceSchemas) app.addSchema(resource);
   await app.register(swagger, {

@@ -1,5 +1,5 @@
 import { PERMISSIONS } from '@policyhub/grpc-runtime';
-import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { type TProperties, type TSchema, Type, TypeGuard } from '@sinclair/typebox';
 import type { WireNames } from '../vocabulary.js';
 
 /**
@@ -81,20 +81,41 @@ const self = { self: Type.String() };
 function resource(
   $id: ResourceName,
   type: string,
-  parts: { attributes: TProperties; relationships?: TProperties; links: TProperties },
+  parts: { attributes: TProperties; relationships?: TProperties | TSchema; links: TProperties },
   description: string,
 ) {
+  const relationships = parts.relationships;
   return closed(
     {
       id: Type.String(),
       type: Type.Literal(type),
       attributes: closed(parts.attributes),
-      ...(parts.relationships ? { relationships: closed(parts.relationships) } : {}),
+      ...(relationships
+        ? { relationships: TypeGuard.IsSchema(relationships) ? relationships : closed(relationships) }
+        : {}),
       links: closed(parts.links),
     },
     { $id, description },
   );
 }
+
+/**
+ * A policy set's relationships, in the serializer's order: a global set has no `workspaces` and
+ * `projects` (it applies to every workspace of its organization). Two closed alternatives rather
+ * than optional members, so a serializer that writes members in schema order keeps that order.
+ */
+const policySetRelationships = (() => {
+  const before = { organization: toOne('organizations'), policies: toMany('policies') };
+  const after = {
+    'workspace-exclusions': toMany('workspaces'),
+    'newest-version': toOne('policy-set-versions'),
+    'current-version': toOne('policy-set-versions'),
+  };
+  return Type.Union([
+    closed({ ...before, workspaces: toMany('workspaces'), projects: toMany('projects'), ...after }),
+    closed({ ...before, ...after }, { description: 'A global set: no workspaces and projects.' }),
+  ]);
+})();
 
 const POLICY_SET_VERSION_STATUS = ['pending', 'ready', 'errored'] as const;
 const ENFORCEMENT_LEVELS = ['advisory', 'soft-mandatory', 'hard-mandatory'] as const;
@@ -152,15 +173,7 @@ export function resourceSchemas(names: WireNames): TSchema[] {
         'created-at': Timestamp,
         'updated-at': Timestamp,
       },
-      relationships: {
-        organization: toOne('organizations'),
-        policies: toMany('policies'),
-        workspaces: Type.Optional(toMany('workspaces')),
-        projects: Type.Optional(toMany('projects')),
-        'workspace-exclusions': toMany('workspaces'),
-        'newest-version': toOne('policy-set-versions'),
-        'current-version': toOne('policy-set-versions'),
-      },
+      relationships: policySetRelationships,
       links: self,
     },
     'A policy set. A global set has no `workspaces` and `projects` relationships.',
