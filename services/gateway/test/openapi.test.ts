@@ -87,6 +87,25 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('names every attribute of every response resource in the API guides', async () => {
+    const doc = (await app.inject({ method: 'GET', url: OPENAPI_PATH })).json() as {
+      components: { schemas: Record<string, { properties?: { attributes?: { properties?: object } } }> };
+    };
+    const dir = new URL('../../../docs/api/', import.meta.url);
+    const guides = await Promise.all(
+      (await readdir(dir)).filter((n) => n.endsWith('.md')).map((n) => readFile(new URL(n, dir), 'utf8')),
+    );
+    const text = guides.join('\n');
+    const resources = Object.entries(doc.components.schemas).filter(([, s]) => s.properties?.attributes);
+    expect(resources.length).toBeGreaterThan(12);
+    const unnamed = resources.flatMap(([name, s]) =>
+      Object.keys(s.properties!.attributes!.properties ?? {})
+        .filter((attribute) => !text.includes(`\`${attribute}\``))
+        .map((attribute) => `${name}.${attribute}`),
+    );
+    expect(unnamed).toEqual([]);
+  });
+
   it(`is committed up to date in ${OPENAPI_FILE}`, async () => {
     const committed = await readFile(new URL(`../../../${OPENAPI_FILE}`, import.meta.url), 'utf8');
     const generated = await generateOpenApiDocument();

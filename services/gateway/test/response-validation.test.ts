@@ -44,6 +44,22 @@ const GOOD_SET = {
   updatedAt: '2026-11-24T10:00:00.000Z',
 };
 
+const POLICY = {
+  id: 'pol-0123456789abcdef',
+  organization: 'acme',
+  name: 'no-public-buckets',
+  description: '',
+  kind: 'kind_a',
+  query: '',
+  enforcementLevel: 'soft-mandatory',
+  enforcePath: '',
+  policySetCount: 1,
+  policySetIds: [SET_ID],
+  hasCode: true,
+  createdAt: '2026-11-24T10:00:00.000Z',
+  updatedAt: '2026-11-24T10:00:00.000Z',
+};
+
 let served: Record<string, unknown> = GOOD_SET;
 const lines: string[] = [];
 
@@ -54,7 +70,17 @@ async function gateway(options: {
 }) {
   const clients = {
     identity: { Authenticate: async () => ({ ...admin, memberships: [] }) },
-    policySets: { GetPolicySet: async () => served },
+    policySets: {
+      GetPolicySet: async () => served,
+      ListPolicySets: async () => ({
+        policySets: [
+          { ...GOOD_SET, policyIds: [POLICY.id] },
+          { ...GOOD_SET, id: 'polset-global0123456789', global: true },
+        ],
+        page: { currentPage: 1, pageSize: 20, totalPages: 1, totalCount: 2 },
+      }),
+    },
+    policies: { BatchGetPolicies: async () => ({ policies: [POLICY] }) },
   } as unknown as Clients;
   const destination = new Writable({
     write(chunk, _encoding, done) {
@@ -206,6 +232,20 @@ describe('response validation with the schema serializer (fast-json-stringify)',
       expect(checked.body).toBe((await get(plain)).body);
       expect(mismatchLogs()).toEqual([]);
     }
+  });
+
+  it('writes a list with included resources byte for byte as JSON.stringify does', async () => {
+    lines.length = 0;
+    for (const query of ['', '?include=policies']) {
+      const url = `/api/v2/organizations/acme/policy-sets${query}`;
+      const checked = await get(strict, url);
+      expect(checked.statusCode, url).toBe(200);
+      expect(checked.body, url).toBe((await get(plain, url)).body);
+    }
+    expect(
+      JSON.parse((await get(plain, '/api/v2/organizations/acme/policy-sets?include=policies')).body).included,
+    ).toHaveLength(1);
+    expect(mismatchLogs()).toEqual([]);
   });
 
   it('fails when the serializer writes the members in another order than the document', async () => {

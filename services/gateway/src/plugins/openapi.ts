@@ -31,9 +31,9 @@ export const OPENAPI_FILE = 'docs/api/openapi.json';
 /**
  * Route schemas (ADR 0028) and the OpenAPI 3.1 document generated from them (ADR 0029). Must be
  * registered before any route: `@fastify/swagger` collects routes as they are added. Validation
- * uses the gateway's own Ajv (`schemas/validation.ts`); response schemas document the answers
- * and are not used to serialize them (responses are written by `JSON.stringify`, as before: a
- * fast-json-stringify serializer would drop every member a schema does not list).
+ * uses the gateway's own Ajv (`schemas/validation.ts`). Response schemas are exact (the shared
+ * resource schemas of `schemas/resources.ts`, ADR 0031); `serializer` says whether they also write
+ * the answers (`schema`, fast-json-stringify) or `JSON.stringify` does (`json`).
  */
 export async function registerRouteSchemas(
   app: FastifyInstance,

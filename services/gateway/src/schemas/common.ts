@@ -1,7 +1,7 @@
 import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { JSON_API } from '../jsonapi/media-type.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../jsonapi/pagination.js';
-import { closed, type ResourceName } from './resources.js';
+import { closed, nullable, RESOURCE_TYPES, type ResourceName } from './resources.js';
 
 /**
  * Route schemas shared by every resource (ADR 0028): path parameters and query strings (always
@@ -74,31 +74,39 @@ export const ErrorDocument = closed(
   { $id: 'ErrorDocument' },
 );
 
-/** The resources `include` can add to a document, by shared schema name. */
-const includedMember = (included: readonly ResourceName[]) =>
-  Type.Optional(
-    Type.Array(
-      included.length === 1 ? Type.Ref(included[0]!) : Type.Union(included.map((n) => Type.Ref(n))),
-      {
-        description: 'Related resources asked for with `include`.',
-      },
-    ),
-  );
+/**
+ * The resources `include` can add to a document, by shared schema name; with several, an
+ * `if`/`then`/`else` chain on `type` picks each element's schema (rather than an `anyOf`, which a
+ * serializer resolves by validating the element against every alternative).
+ */
+function includedMember(included: readonly ResourceName[], required = false) {
+  const member = Type.Array(byType(included), { description: 'Related resources asked for with `include`.' });
+  return required ? member : Type.Optional(member);
+}
+
+const byType = ([first, ...rest]: readonly ResourceName[]): TSchema =>
+  rest.length === 0
+    ? Type.Ref(first!)
+    : Type.Unsafe({
+        if: { type: 'object', properties: { type: { const: RESOURCE_TYPES[first!] } } },
+        then: Type.Ref(first!),
+        else: byType(rest),
+      });
 
 const link = Type.String();
 const PAGINATION_LINKS = closed({
   self: link,
   first: link,
-  prev: Type.Union([link, Type.Null()]),
-  next: Type.Union([link, Type.Null()]),
+  prev: nullable(link),
+  next: nullable(link),
   last: link,
 });
 const pageNumber = Type.Integer({ minimum: 1 });
 const PAGINATION = closed({
   'current-page': pageNumber,
   'page-size': pageNumber,
-  'prev-page': Type.Union([pageNumber, Type.Null()]),
-  'next-page': Type.Union([pageNumber, Type.Null()]),
+  'prev-page': nullable(pageNumber),
+  'next-page': nullable(pageNumber),
   'total-pages': pageNumber,
   'total-count': Type.Integer({ minimum: 0 }),
 });
@@ -119,19 +127,31 @@ export const resourceDocument = (data: ResourceName, options: DocumentOptions = 
 /**
  * `{"data": [resources], "included"?, "links", "meta": {"pagination"}}`, exactly; with `paged:
  * false` the pagination members are there only when the client asked for a page; `meta` adds
- * members beside `meta.pagination`.
+ * members beside `meta.pagination`. A paged list that may include is two closed shapes chosen by
+ * `if`/`then`/`else` on `included`, so `included` keeps its place before `links` when a serializer
+ * writes members in schema order (it would put an optional member after the required ones).
  */
 export const listDocument = (
   data: ResourceName,
   options: DocumentOptions & { paged?: boolean; meta?: TProperties } = {},
-) =>
-  closed({
-    data: Type.Array(Type.Ref(data)),
-    ...(options.included ? { included: includedMember(options.included) } : {}),
-    ...(options.paged === false
-      ? { links: Type.Optional(PAGINATION_LINKS), meta: Type.Optional(paginationMeta(options.meta)) }
-      : { links: PAGINATION_LINKS, meta: paginationMeta(options.meta) }),
+) => {
+  const list = { data: Type.Array(Type.Ref(data)) };
+  if (options.paged === false) {
+    return closed({
+      ...list,
+      ...(options.included ? { included: includedMember(options.included) } : {}),
+      links: Type.Optional(PAGINATION_LINKS),
+      meta: Type.Optional(paginationMeta(options.meta)),
+    });
+  }
+  const pages = { links: PAGINATION_LINKS, meta: paginationMeta(options.meta) };
+  if (!options.included) return closed({ ...list, ...pages });
+  return Type.Unsafe<Record<string, unknown>>({
+    if: { type: 'object', required: ['included'] },
+    then: closed({ ...list, included: includedMember(options.included, true), ...pages }),
+    else: closed({ ...list, ...pages }),
   });
+};
 
 export const NoContent = Type.Null({ description: 'No content.' });
 
