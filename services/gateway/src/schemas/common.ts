@@ -1,7 +1,7 @@
 import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { JSON_API } from '../jsonapi/media-type.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../jsonapi/pagination.js';
-import { closed, nullable, RESOURCE_TYPES, type ResourceName } from './resources.js';
+import { closed, ifThenElse, nullable, RESOURCE_TYPES, type ResourceName } from './resources.js';
 
 /**
  * Route schemas shared by every resource (ADR 0028): path parameters and query strings (always
@@ -87,11 +87,11 @@ function includedMember(included: readonly ResourceName[], required = false) {
 const byType = ([first, ...rest]: readonly ResourceName[]): TSchema =>
   rest.length === 0
     ? Type.Ref(first!)
-    : Type.Unsafe({
-        if: { type: 'object', properties: { type: { const: RESOURCE_TYPES[first!] } } },
-        then: Type.Ref(first!),
-        else: byType(rest),
-      });
+    : ifThenElse(
+        { type: 'object', properties: { type: { const: RESOURCE_TYPES[first!] } } },
+        Type.Ref(first!),
+        byType(rest),
+      );
 
 const link = Type.String();
 const PAGINATION_LINKS = closed({
@@ -146,11 +146,11 @@ export const listDocument = (
   }
   const pages = { links: PAGINATION_LINKS, meta: paginationMeta(options.meta) };
   if (!options.included) return closed({ ...list, ...pages });
-  return Type.Unsafe<Record<string, unknown>>({
-    if: { type: 'object', required: ['included'] },
-    then: closed({ ...list, included: includedMember(options.included, true), ...pages }),
-    else: closed({ ...list, ...pages }),
-  });
+  return ifThenElse<Record<string, unknown>>(
+    { type: 'object', required: ['included'] },
+    closed({ ...list, included: includedMember(options.included, true), ...pages }),
+    closed({ ...list, ...pages }),
+  );
 };
 
 export const NoContent = Type.Null({ description: 'No content.' });

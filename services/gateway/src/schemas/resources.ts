@@ -33,6 +33,15 @@ export type ResourceName =
   | 'User'
   | 'Workspace';
 
+/** JSON Schema's `if`/`then`/`else`: `then` when the value matches `condition`, else `otherwise`. */
+export const ifThenElse = <T = unknown>(condition: object, then: TSchema, otherwise: TSchema) =>
+  Type.Unsafe<T>({
+    if: condition,
+    // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword, not a thenable
+    then,
+    else: otherwise,
+  });
+
 /** The JSON:API `type` of each shared resource schema. */
 export const RESOURCE_TYPES: Record<ResourceName, string> = {
   AdminOrganization: 'organizations',
@@ -134,11 +143,11 @@ const policySetRelationships = (() => {
     'newest-version': toOne('policy-set-versions'),
     'current-version': toOne('policy-set-versions'),
   };
-  return Type.Unsafe<Record<string, unknown>>({
-    if: { type: 'object', required: ['workspaces'] },
-    then: closed({ ...before, workspaces: toMany('workspaces'), projects: toMany('projects'), ...after }),
-    else: closed({ ...before, ...after }, { description: 'A global set: no workspaces and projects.' }),
-  });
+  return ifThenElse<Record<string, unknown>>(
+    { type: 'object', required: ['workspaces'] },
+    closed({ ...before, workspaces: toMany('workspaces'), projects: toMany('projects'), ...after }),
+    closed({ ...before, ...after }, { description: 'A global set: no workspaces and projects.' }),
+  );
 })();
 
 const POLICY_SET_VERSION_STATUS = ['pending', 'ready', 'errored'] as const;
