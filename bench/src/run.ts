@@ -40,16 +40,15 @@ export async function runBench(
   // A comparison of two configurations, run only when asked for (BENCH_SCENARIOS=serializer).
   if (cfg.scenarios?.has('serializer')) add((await serializerScenario(cfg)).section);
   const runs = (name: string) => cfg.scenarios === undefined || cfg.scenarios.has(name);
-  if (cfg.scenarios !== undefined && [...cfg.scenarios].every((s) => s === 'serializer')) {
-    return {
-      date: new Date().toISOString(),
-      quick: cfg.quick,
-      machine,
-      method: method(cfg),
-      sections,
-      goals,
-    };
-  }
+  const report = (): BenchReport => ({
+    date: new Date().toISOString(),
+    quick: cfg.quick,
+    machine,
+    method: method(cfg),
+    sections,
+    goals,
+  });
+  if (cfg.scenarios !== undefined && [...cfg.scenarios].every((s) => s === 'serializer')) return report();
   const embedded = await startEmbeddedSystem();
   try {
     if (runs('point')) {
@@ -171,14 +170,7 @@ export async function runBench(
     );
   }
 
-  return {
-    date: new Date().toISOString(),
-    quick: cfg.quick,
-    machine,
-    method: method(cfg),
-    sections,
-    goals,
-  };
+  return report();
 }
 
 /** How this run measured (the report's header). */

@@ -40,7 +40,7 @@ export interface GatewayDeps {
    * (VALIDATE_RESPONSES, ADR 0031: the e2e suite runs with it; off in production).
    */
   validateResponses?: boolean | undefined;
-  /** How response documents are written (RESPONSE_SERIALIZER, ADR 0031). */
+  /** How response documents are written (RESPONSE_SERIALIZER, ADR 0031; default `schema`). */
   responseSerializer?: ResponseSerializer | undefined;
 }
 

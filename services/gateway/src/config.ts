@@ -59,7 +59,7 @@ export const gatewayConfigShape = {
   REQUEST_BODY_LIMIT: env.int(1024 * 1024, 1024),
   /** Check every JSON response against its route's schema, 500 on a mismatch (tests; ADR 0031). */
   VALIDATE_RESPONSES: env.bool(false),
-  /** How responses are written: `json` (JSON.stringify) or `schema` (from the route schemas; ADR 0031). */
+  /** How responses are written: `schema` (from the route schemas) or `json` (JSON.stringify; ADR 0031). */
   RESPONSE_SERIALIZER: responseSerializer(),
   /** Shared HMAC keys of internal calls (`<id>:<secret>,…`; the first signs). docs/security.md */
   INTERNAL_SIGNING_KEYS: env.parsed(
@@ -68,9 +68,9 @@ export const gatewayConfigShape = {
   ),
 };
 
-/** `RESPONSE_SERIALIZER`: `json` (default) or `schema`. */
+/** `RESPONSE_SERIALIZER`: `schema` (default) or `json`. */
 export function responseSerializer() {
-  return z.enum(RESPONSE_SERIALIZERS, { message: 'must be json or schema' }).default('json');
+  return z.enum(RESPONSE_SERIALIZERS, { message: 'must be schema or json' }).default('schema');
 }
 
 /** `API_VOCABULARY`: `spec` (default) or `tfe`. */

@@ -18,10 +18,11 @@ declare module 'fastify' {
 }
 
 /**
- * How response documents are written (RESPONSE_SERIALIZER, ADR 0031): `json` with JSON.stringify,
- * `schema` with fast-json-stringify compiled from each route's response schema (fastify's default).
+ * How response documents are written (RESPONSE_SERIALIZER, ADR 0031): `schema` with
+ * fast-json-stringify compiled from each route's response schema (fastify's default), `json` with
+ * JSON.stringify. The bytes are the same (the response-validation mode checks it).
  */
-export const RESPONSE_SERIALIZERS = ['json', 'schema'] as const;
+export const RESPONSE_SERIALIZERS = ['schema', 'json'] as const;
 export type ResponseSerializer = (typeof RESPONSE_SERIALIZERS)[number];
 
 /** Where the document is served (unauthenticated) and committed (ADR 0029). */
@@ -38,7 +39,7 @@ export const OPENAPI_FILE = 'docs/api/openapi.json';
 export async function registerRouteSchemas(
   app: FastifyInstance,
   resourceSchemas: readonly TSchema[],
-  serializer: ResponseSerializer = 'json',
+  serializer: ResponseSerializer = 'schema',
 ): Promise<void> {
   const routes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', routes);
