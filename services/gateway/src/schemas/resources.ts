@@ -37,7 +37,6 @@ export type ResourceName =
 export const ifThenElse = <T = unknown>(condition: object, then: TSchema, otherwise: TSchema) =>
   Type.Unsafe<T>({
     if: condition,
-    // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword, not a thenable
     then,
     else: otherwise,
   });
