@@ -206,6 +206,8 @@ const RELATIONSHIP_VALUES = (type: string): unknown[] => [
   { data: [{ id: 'a' }] },
   { data: [{ type: 'x', id: 5 }] },
   { data: [{ type, id: '' }] },
+  { data: [{ type, id: 'i'.repeat(201) }] },
+  { data: { type, id: 'i'.repeat(201) } },
   { data: [{ type, id: 'a', attributes: { name: 'full resource object' } }] },
   { data: [{ type, id: 'a' }, 7, { type, id: 'b' }, { type: 'x', id: 'c' }] },
   { data: Array.from({ length: 1001 }, (_, i) => ({ type, id: `id-${i}` })) },

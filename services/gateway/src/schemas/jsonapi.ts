@@ -114,6 +114,7 @@ export const identifier = (type: string): TObject =>
         maxLength: 200,
         'x-detail': 'id must be a non-empty string',
         'x-blank': 'id must be a non-empty string',
+        'x-too-long': 'id must be a non-empty string',
       }),
     },
     {
