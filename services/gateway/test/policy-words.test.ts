@@ -13,14 +13,10 @@ import { readKindFilter } from '../src/resources/policy-sets/words.js';
 // words and the "empty means none" leniency of the API, and answers an unknown word with the 422
 // the service gave before (same code, detail and field).
 
-const policy = (attributes: Record<string, unknown>, create = true) =>
-  readPolicyAttributes(new RequestDocument({ data: { type: 'policies', attributes } }, 'policies'), {
-    create,
-  });
-const policySet = (attributes: Record<string, unknown>, create = true) =>
-  readPolicySetBody(new RequestDocument({ data: { type: 'policy-sets', attributes } }, 'policy-sets'), {
-    create,
-  });
+const policy = (attributes: Record<string, unknown>) =>
+  readPolicyAttributes(new RequestDocument({ data: { type: 'policies', attributes } }));
+const policySet = (attributes: Record<string, unknown>) =>
+  readPolicySetBody(new RequestDocument({ data: { type: 'policy-sets', attributes } }));
 
 function rejection(fn: () => unknown) {
   try {
@@ -71,10 +67,10 @@ describe('policy attributes', () => {
   });
 
   it('sends nothing for an empty or null text on create, and clears it on update', () => {
-    const a = policy({ name: 'p', description: '', query: null }, false);
+    const a = policy({ name: 'p', description: '', query: null });
     expect(createPolicyFields(a)).toMatchObject({ description: undefined, query: undefined });
     expect(updatePolicyFields(a)).toMatchObject({ description: {}, query: {}, enforcePath: undefined });
-    expect(updatePolicyFields(policy({ description: 'd' }, false)).description).toEqual({ value: 'd' });
+    expect(updatePolicyFields(policy({ description: 'd' })).description).toEqual({ value: 'd' });
   });
 });
 
@@ -87,7 +83,7 @@ describe('policy set bodies', () => {
       policiesPath: undefined,
     });
     expect(
-      updateRequest('polset-1', policySet({ 'policy-tool-version': null, description: null }, false)),
+      updateRequest('polset-1', policySet({ 'policy-tool-version': null, description: null })),
     ).toMatchObject({
       policyToolVersion: undefined,
       description: {},

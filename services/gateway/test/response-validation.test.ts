@@ -18,17 +18,17 @@ import type { VocabularyProfile } from '../src/vocabulary.js';
  */
 const SET_ID = 'polset-0123456789abcdef';
 const admin: Principal = { userId: 'user-1', username: 'admin', isSiteAdmin: true, memberships: new Map() };
+/** 2026-11-24T10:00:00.000Z as the services send it. */
+const AT = { seconds: '1795514400', nanos: 0 };
 const GOOD_SET = {
   id: SET_ID,
   organization: 'acme',
   name: 'baseline',
-  description: '',
   global: false,
-  kind: 'kind_a',
+  kind: 'POLICY_KIND_A',
   overridable: false,
   agentEnabled: false,
   policyToolVersion: '',
-  policiesPath: '',
   vcsRepo: null,
   versioned: false,
   policyCount: 0,
@@ -40,24 +40,21 @@ const GOOD_SET = {
   workspaceExclusionIds: [],
   currentVersionId: '',
   newestVersionId: '',
-  createdAt: '2026-11-24T10:00:00.000Z',
-  updatedAt: '2026-11-24T10:00:00.000Z',
+  createdAt: AT,
+  updatedAt: AT,
 };
 
 const POLICY = {
   id: 'pol-0123456789abcdef',
   organization: 'acme',
   name: 'no-public-buckets',
-  description: '',
-  kind: 'kind_a',
-  query: '',
-  enforcementLevel: 'soft-mandatory',
-  enforcePath: '',
+  kind: 'POLICY_KIND_A',
+  enforcementLevel: 'ENFORCEMENT_LEVEL_SOFT_MANDATORY',
   policySetCount: 1,
   policySetIds: [SET_ID],
   hasCode: true,
-  createdAt: '2026-11-24T10:00:00.000Z',
-  updatedAt: '2026-11-24T10:00:00.000Z',
+  createdAt: AT,
+  updatedAt: AT,
 };
 
 let served: Record<string, unknown> = GOOD_SET;
@@ -71,7 +68,7 @@ async function gateway(options: {
   const clients = {
     identity: { Authenticate: async () => ({ ...admin, memberships: [] }) },
     policySets: {
-      GetPolicySet: async () => served,
+      GetPolicySet: async () => ({ policySet: served }),
       ListPolicySets: async () => ({
         policySets: [
           { ...GOOD_SET, policyIds: [POLICY.id] },
@@ -160,8 +157,12 @@ describe('response validation mode', () => {
   });
 
   it.each([
-    ['a timestamp that is not ISO-8601 UTC', { createdAt: 'yesterday' }, '/data/attributes/created-at'],
-    ['a kind outside the profile', { kind: 'sentinel' }, '/data/attributes/kind'],
+    [
+      'a missing timestamp (null where the schema says a time)',
+      { createdAt: null },
+      '/data/attributes/created-at',
+    ],
+    ['a string of the wrong JSON type', { policyToolVersion: 5 }, '/data/attributes/policy-tool-version'],
     ['a count of the wrong type', { policyCount: -1 }, '/data/attributes/policy-count'],
   ])('answers 500 and logs the mismatch for %s', async (_name, change, path) => {
     served = { ...GOOD_SET, ...change };
