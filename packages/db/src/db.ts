@@ -15,8 +15,26 @@ export interface Queryable {
   ): Promise<pg.QueryResult<R>>;
 }
 
+/** Postgres' text form of a timestamptz in a UTC session: `2026-11-24 10:05:32.413456+00`. */
+const UTC_TIMESTAMPTZ = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
+
+/**
+ * A timestamptz as an ISO string with a literal Z and milliseconds, exactly what
+ * `new Date(v).toISOString()` gives (fraction truncated to milliseconds), without building a Date
+ * for the usual UTC form: a page of rows has two per row. Any other form (a session in another
+ * time zone, BC dates, infinity) goes through Date as before.
+ */
+export function timestamptzToIso(v: string): string {
+  const m = UTC_TIMESTAMPTZ.exec(v);
+  if (m === null) return new Date(v).toISOString();
+  const fraction = m[3];
+  const ms =
+    fraction === undefined ? '000' : fraction.length >= 3 ? fraction.slice(0, 3) : fraction.padEnd(3, '0');
+  return `${m[1]}T${m[2]}.${ms}Z`;
+}
+
 // Timestamps come back as ISO strings with a literal Z (see DESIGN §4) and bigint counts as numbers.
-pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => new Date(v).toISOString());
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, timestamptzToIso);
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 /**

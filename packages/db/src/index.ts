@@ -1,4 +1,4 @@
-export { Db, type Queryable, type DbOptions } from './db.js';
+export { Db, type Queryable, type DbOptions, timestamptzToIso } from './db.js';
 export {
   EditedMigrationError,
   type Migration,
