@@ -18,7 +18,10 @@ export function spawnTs(
   env: Record<string, string | undefined>,
   flags: readonly string[] = ['--conditions=@policyhub/source', '--import', 'tsx'],
 ): ChildProcess {
-  return spawn(process.execPath, [...flags, entry], {
+  // BENCH_CPU_PROF_DIR: every spawned server writes a V8 CPU profile there when it exits.
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  const prof = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  return spawn(process.execPath, [...prof, ...flags, entry], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
