@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 export interface DbOptions {
@@ -8,12 +9,40 @@ export interface DbOptions {
   applicationName?: string;
 }
 
+export interface QueryOptions {
+  /**
+   * Run as a named prepared statement: each connection parses and plans the text once, then only
+   * binds and executes it. For hot, constant statements only (the name comes from the text, and
+   * each connection keeps every statement it prepared): a read with subqueries costs Postgres more
+   * to plan than to run. List the columns (no `*`), so a column added by a migration while the
+   * statement is prepared does not change its result type.
+   */
+  prepare?: boolean;
+}
+
 export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     text: string,
     values?: unknown[],
+    options?: QueryOptions,
   ): Promise<pg.QueryResult<R>>;
 }
+
+const SET_LOCAL = /^\s*SET LOCAL [a-z_]+ = [a-z0-9_]+(?:\s*;\s*SET LOCAL [a-z_]+ = [a-z0-9_]+)*\s*;?\s*$/i;
+
+const statementNames = new Map<string, string>();
+/** The statement's name on every connection: derived from its text, so two texts never share one. */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `ph_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+const queryConfig = (text: string, values: unknown[] | undefined, options: QueryOptions | undefined) =>
+  options?.prepare ? { name: statementName(text), text, values } : { text, values };
 
 /** Postgres' text form of a timestamptz in a UTC session: `2026-11-24 10:05:32.413456+00`. */
 const UTC_TIMESTAMPTZ = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
@@ -65,13 +94,21 @@ export class Db implements Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     text: string,
     values?: unknown[],
+    options?: QueryOptions,
   ): Promise<pg.QueryResult<R>> {
     this.queryCount++;
-    return this.pool.query<R>(text, values);
+    return options?.prepare
+      ? this.pool.query<R>(queryConfig(text, values, options))
+      : this.pool.query<R>(text, values);
   }
 
-  /** Runs fn inside one transaction; commits on success, rolls back on any error. */
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * Runs fn inside one transaction; commits on success, rolls back on any error. `setLocal`
+   * (constant `SET LOCAL name = value` statements) is sent with the BEGIN, in the same round trip.
+   */
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, options: { setLocal?: string } = {}): Promise<T> {
+    if (options.setLocal !== undefined && !SET_LOCAL.test(options.setLocal))
+      throw new Error(`not a list of SET LOCAL statements: ${options.setLocal}`);
     const client = await this.pool.connect();
     // A checked-out client has no pool listener: if Postgres goes away mid-transaction (restart,
     // failover) its 'error' event would be unhandled and crash the process. The pending or next
@@ -82,13 +119,15 @@ export class Db implements Queryable {
     };
     client.on('error', onError);
     const tx: Queryable = {
-      query: (text, values) => {
+      query: (text, values, options) => {
         this.queryCount++;
-        return client.query(text, values);
+        return options?.prepare
+          ? client.query(queryConfig(text, values, options))
+          : client.query(text, values);
       },
     };
     try {
-      await client.query('BEGIN');
+      await client.query(options.setLocal ? `BEGIN; ${options.setLocal}` : 'BEGIN');
       const result = await fn(tx);
       await client.query('COMMIT');
       return result;

@@ -1,4 +1,10 @@
-export { Db, type Queryable, type DbOptions, timestamptzToIso } from './db.js';
+export {
+  Db,
+  type Queryable,
+  type QueryOptions,
+  type DbOptions,
+  timestamptzToIso,
+} from './db.js';
 export {
   EditedMigrationError,
   type Migration,

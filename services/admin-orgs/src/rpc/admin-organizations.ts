@@ -76,10 +76,10 @@ export function adminOrganizationHandlers({
       const w = pageWindow(req.page);
       const isTextSearch = search.query !== '' || search.name !== '' || search.email !== '';
       const { rows, ...counts } = isTextSearch
-        ? await db.transaction(async (tx) => {
-            await tx.query(TRIGRAM_SEARCH_PLAN);
-            return new AdminOrganizationRepository(tx).searchWithCounts(search, w.size, w.offset);
-          })
+        ? await db.transaction(
+            (tx) => new AdminOrganizationRepository(tx).searchWithCounts(search, w.size, w.offset),
+            { setLocal: TRIGRAM_SEARCH_PLAN },
+          )
         : await Promise.all([repo.search(search, w.size, w.offset), repo.countMatching(search)]).then(
             ([page, c]) => ({ rows: page, ...c }),
           );
