@@ -62,8 +62,34 @@ export function timestamptzToIso(v: string): string {
   return `${m[1]}T${m[2]}.${ms}Z`;
 }
 
+type Oid = Parameters<typeof pg.types.getTypeParser>[0];
+const TEXT_ARRAY_OID = 1009 as Oid;
+const VARCHAR_ARRAY_OID = 1015 as Oid;
+const parseQuotedArray = pg.types.getTypeParser(TEXT_ARRAY_OID) as (v: string) => Array<string | null> | null;
+/** Characters Postgres quotes an array element for (it quotes an empty element and NULL too). */
+const NEEDS_QUOTES = /["\\{}\s]/;
+
+/**
+ * A one-dimensional text[] as pg's parser reads it, without its character-by-character walk for
+ * the common case of no quoted element (ids, names): `{a,b}` is split on commas. Anything else
+ * (quotes, escapes, nesting, bounds, a NULL element) goes to pg's parser.
+ */
+export function parseTextArray(v: string): Array<string | null> | null {
+  if (v === '{}') return [];
+  if (v.length < 2 || v.charCodeAt(0) !== 123 || v.charCodeAt(v.length - 1) !== 125)
+    return parseQuotedArray(v);
+  const inner = v.slice(1, -1);
+  if (NEEDS_QUOTES.test(inner)) return parseQuotedArray(v);
+  const items = inner.split(',');
+  for (const item of items)
+    if (item.length === 4 && item.toUpperCase() === 'NULL') return parseQuotedArray(v);
+  return items;
+}
+
 // Timestamps come back as ISO strings with a literal Z (see DESIGN §4) and bigint counts as numbers.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, timestamptzToIso);
+pg.types.setTypeParser(TEXT_ARRAY_OID, parseTextArray);
+pg.types.setTypeParser(VARCHAR_ARRAY_OID, parseTextArray);
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 /**

@@ -3,6 +3,7 @@ export {
   type Queryable,
   type QueryOptions,
   type DbOptions,
+  parseTextArray,
   timestamptzToIso,
 } from './db.js';
 export {

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Db, timestamptzToIso } from '../src/db.js';
+import { Db, parseTextArray, timestamptzToIso } from '../src/db.js';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -49,5 +49,38 @@ describe('timestamptz values', () => {
     expect(timestamptzToIso('2026-06-01 12:00:00.5+02')).toBe('2026-06-01T10:00:00.500Z');
     expect(timestamptzToIso('2026-06-01 12:00:00+05:30')).toBe('2026-06-01T06:30:00.000Z');
     expect(() => timestamptzToIso('infinity')).toThrow(RangeError);
+  });
+});
+
+describe('text arrays', () => {
+  it('read as pg reads them, quoted, escaped, empty and NULL elements included', async () => {
+    const db = new Db({ url: database.url, schema: 'public' });
+    try {
+      const arrays = [
+        [],
+        ['ws-abc', 'ws-def'],
+        ['one'],
+        ['a b', 'c,d', 'e"f', 'g\\h', '{i}', ''],
+        ['x', null, 'NULL', 'null', 'nul'],
+        ['  padded ', 'tab\there', 'é-ü'],
+      ];
+      for (const array of arrays) {
+        const { rows } = await db.query<{ a: unknown; text: string }>(
+          'SELECT $1::text[] AS a, $1::text[]::text AS text',
+          [array],
+        );
+        expect(rows[0]!.a).toEqual(array);
+        expect(parseTextArray(rows[0]!.text)).toEqual(array);
+      }
+      const nested = await db.query<{ a: unknown }>(`SELECT '{{a,b},{c,d}}'::text[] AS a`);
+      expect(nested.rows[0]!.a).toEqual([
+        ['a', 'b'],
+        ['c', 'd'],
+      ]);
+      const bounded = await db.query<{ a: unknown }>(`SELECT '[0:1]={a,b}'::text[] AS a`);
+      expect(bounded.rows[0]!.a).toEqual(['a', 'b']);
+    } finally {
+      await db.close();
+    }
   });
 });
