@@ -39,6 +39,8 @@ const channelOptions = {
   // unreachable long after it is back.
   'grpc.initial_reconnect_backoff_ms': 500,
   'grpc.max_reconnect_backoff_ms': 2_000,
+  // Channelz (grpc-js' introspection service, never served here) counts and timestamps every call.
+  'grpc.enable_channelz': 0,
 };
 
 /**
