@@ -130,9 +130,11 @@ export class PolicySetRepository {
 
   async get(id: string, options: { forUpdate?: boolean } = {}): Promise<PolicySetRow | undefined> {
     const lock = options.forUpdate ? 'FOR UPDATE OF ps' : '';
+    // Every point read: prepared, planned once per connection (four subqueries; ADR 0032).
     const { rows } = await this.db.query<PolicySetRow>(
       `SELECT ${COLUMNS} FROM policy_sets ps WHERE ps.id = $1 ${lock}`,
       [id],
+      { prepare: true },
     );
     return rows[0];
   }
