@@ -1,4 +1,4 @@
-import { type adminorgsV1, decodeMessage } from '@policyhub/contracts';
+import { type adminorgsV1, decodeMessage, timestampToIso } from '@policyhub/contracts';
 import { TOPICS } from '@policyhub/events';
 import { waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,10 @@ import { adminUpdate, createOrganizationAs, idsOf } from './support/admin-organi
 import { uniqueName } from './support/fixtures.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
-type SharingChanged = adminorgsV1.OrgSharingChanged__Output;
+/** An org-sharing-changed event with its time as the RFC 3339 text a consumer would log. */
+type SharingChanged = Omit<adminorgsV1.OrgSharingChanged__Output, 'occurredAt'> & {
+  occurredAt: string | null;
+};
 
 describe('registry sharing: module and provider consumers', () => {
   let t: TestSystem;
@@ -38,7 +41,11 @@ describe('registry sharing: module and provider consumers', () => {
       'e2e-sharing-observer',
       [TOPICS.orgSharingChanged.name],
       async (message) => {
-        events.push(decodeMessage<SharingChanged>(TOPICS.orgSharingChanged.type, message.payload));
+        const event = decodeMessage<adminorgsV1.OrgSharingChanged__Output>(
+          TOPICS.orgSharingChanged.type,
+          message.payload,
+        );
+        events.push({ ...event, occurredAt: timestampToIso(event.occurredAt) });
       },
     );
   });

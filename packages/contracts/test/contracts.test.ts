@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contracts, decodeMessage, encodeMessage } from '../src/index.js';
+import { contracts, decodeMessage, encodeMessage, toTimestamp } from '../src/index.js';
 
 describe('the shared proto loader', () => {
   it('exposes every service of proto/ as a gRPC constructor', () => {
@@ -10,13 +10,13 @@ describe('the shared proto loader', () => {
   it('round-trips an event payload', () => {
     const bytes = encodeMessage('policyhub.adminorgs.v1.WorkspaceDeleted', {
       eventId: 'e-1',
-      occurredAt: '2026-01-01T00:00:00.000Z',
+      occurredAt: toTimestamp('2026-01-01T00:00:00.250Z'),
       organization: 'acme',
       workspaceId: 'ws-1',
     });
     expect(decodeMessage('policyhub.adminorgs.v1.WorkspaceDeleted', bytes)).toEqual({
       eventId: 'e-1',
-      occurredAt: '2026-01-01T00:00:00.000Z',
+      occurredAt: { seconds: '1767225600', nanos: 250_000_000 },
       organization: 'acme',
       workspaceId: 'ws-1',
     });

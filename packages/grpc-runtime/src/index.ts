@@ -1,6 +1,7 @@
 // The permission model lives in @policyhub/permissions (transport-free); re-exported for adapters.
 export * from '@policyhub/permissions';
 export * from './internal-auth.js';
+export { principalFromProto } from './authenticated-principal.js';
 export * from './status.js';
 export * from './server.js';
 export * from './client.js';

@@ -64,7 +64,9 @@ describe('in-process calls', () => {
               });
               if (req.token === 'missing') throw notFound('RUNS_RUN_NOT_FOUND');
               // `extra` is not in the contract; memberships is left out.
-              return { userId: 'u', username: 'u', isSiteAdmin: false, extra: 'not in the proto' };
+              return {
+                principal: { userId: 'u', username: 'u', isSiteAdmin: false, extra: 'not in the proto' },
+              };
             },
           } as never,
           { logger: silent, auth: serverAuth },
@@ -111,7 +113,9 @@ describe('in-process calls', () => {
       // No assertion travelled; the request got the proto default, the response lost what the
       // contract does not have and gained its defaults, exactly as over the wire.
       expect(seen.at(-1)).toEqual({ token: '', caller: 'user', principal: 'alice', assertion: 0 });
-      expect(answer).toEqual({ userId: 'u', username: 'u', isSiteAdmin: false, memberships: [] });
+      expect(answer).toEqual({
+        principal: { userId: 'u', username: 'u', isSiteAdmin: false, memberships: [] },
+      });
       expect(await authenticate(overGrpc)).toEqual(answer);
     } finally {
       withdraw();

@@ -135,7 +135,7 @@ describe('services refuse calls without valid proof', () => {
         {
           Authenticate: async (_req: unknown, ctx: { caller: { kind: string } }) => {
             seen.push(ctx.caller.kind);
-            return { userId: 'u', username: 'u', isSiteAdmin: false, memberships: [] };
+            return { principal: { userId: 'u', username: 'u', isSiteAdmin: false, memberships: [] } };
           },
         } as never,
         { logger: silent, auth: serverAuth },
@@ -188,7 +188,7 @@ describe('services refuse calls without valid proof', () => {
       await expect(authenticate(credential)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
     }
     expect(seen.length).toBe(before);
-    await expect(authenticate(gateway)).resolves.toMatchObject({ userId: 'u' });
+    await expect(authenticate(gateway)).resolves.toMatchObject({ principal: { userId: 'u' } });
     expect(seen.at(-1)).toBe('user');
   });
 

@@ -20,7 +20,7 @@ beforeAll(async () => {
   for (const name of ['replica-a', 'replica-b', 'replica-c']) {
     const server = createGrpcServer();
     const auth = new InternalAuth({ keys, service: 'admin-orgs' });
-    const handlers = { GetAccountDetails: async () => ({ id: name }) };
+    const handlers = { GetAccountDetails: async () => ({ user: { id: name } }) };
     server.addService(v1.Identity.service, implement(handlers as never, { logger: console, auth }));
     replicas.push({ server, address: await bindServer(server, '127.0.0.1:0') });
   }
@@ -37,7 +37,7 @@ describe('a client of a name with several addresses', () => {
     try {
       const answered: string[] = [];
       for (let i = 0; i < 30; i += 1) {
-        answered.push((await identity.GetAccountDetails({}, { principal: alice })).id);
+        answered.push((await identity.GetAccountDetails({}, { principal: alice })).user!.id);
       }
       const counts = new Map<string, number>();
       for (const id of answered) counts.set(id, (counts.get(id) ?? 0) + 1);

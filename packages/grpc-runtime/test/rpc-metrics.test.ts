@@ -36,7 +36,7 @@ describe('RPC metrics recorded by implement()', () => {
         {
           Authenticate: async (request: { token: string }) => {
             if (request.token !== 'good') throw notFound();
-            return { userId: 'user-1', username: 'one', isSiteAdmin: false, memberships: [] };
+            return { principal: { userId: 'user-1', username: 'one', isSiteAdmin: false, memberships: [] } };
           },
         } as never,
         { logger: silent, auth },

@@ -9,6 +9,12 @@ export const PERMISSIONS = [
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
+/**
+ * What a principal's membership carries besides its permissions when the user is in the
+ * organization's `owners` team (owners manage the organization and its teams).
+ */
+export const OWNER = 'owners';
+
 export interface Principal {
   userId: string;
   username: string;

@@ -1,10 +1,11 @@
-import { contracts, decodeMessage } from '@policyhub/contracts';
+import { contracts, decodeMessage, timestampToIso } from '@policyhub/contracts';
 import { readMigrationsDir } from '@policyhub/db';
 import { eventMigrations, InProcessTransport, TOPICS } from '@policyhub/events';
 import {
   createClient,
   type Principal,
   principalOf as makePrincipal,
+  principalFromProto,
   readServiceError,
 } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
@@ -28,13 +29,8 @@ let orgs: ReturnType<typeof createClient<InstanceType<typeof v1.Organizations>>>
 let workspaces: ReturnType<typeof createClient<InstanceType<typeof v1.Workspaces>>>;
 let teams: ReturnType<typeof createClient<InstanceType<typeof v1.Teams>>>;
 
-const principalOf = async (token: string): Promise<Principal> => {
-  const p = await identity.Authenticate({ token });
-  return makePrincipal(
-    { userId: p.userId, username: p.username, isSiteAdmin: p.isSiteAdmin },
-    p.memberships.map((m) => [m.organization, m.permissions] as const),
-  );
-};
+const principalOf = async (token: string): Promise<Principal> =>
+  principalFromProto((await identity.Authenticate({ token })).principal!);
 
 const statusOf = async (promise: Promise<unknown>) => {
   try {
@@ -93,10 +89,9 @@ describe('admin-orgs against Postgres', () => {
 
   it('lets only site admins create users, and a new token authenticates as its user', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
-    const user = await identity.CreateUser(
-      { username: 'carol', email: 'carol@example.com' },
-      { principal: admin },
-    );
+    const user = (
+      await identity.CreateUser({ username: 'carol', email: 'carol@example.com' }, { principal: admin })
+    ).user!;
     const carol = await principalOf(
       (await identity.CreateAuthenticationToken({ userId: user.id }, { principal: admin })).token,
     );
@@ -109,10 +104,9 @@ describe('admin-orgs against Postgres', () => {
 
   it('makes the creator an owner with every permission and hides the organization from others', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
-    const u = await identity.CreateUser(
-      { username: 'erin', email: 'erin@example.com' },
-      { principal: admin },
-    );
+    const u = (
+      await identity.CreateUser({ username: 'erin', email: 'erin@example.com' }, { principal: admin })
+    ).user!;
     const erinToken = (await identity.CreateAuthenticationToken({ userId: u.id }, { principal: admin }))
       .token;
     await orgs.CreateOrganization(
@@ -124,10 +118,9 @@ describe('admin-orgs against Postgres', () => {
       expect.arrayContaining(['manage-policies', 'read-runs', 'owners']),
     );
 
-    const other = await identity.CreateUser(
-      { username: 'frank', email: 'frank@example.com' },
-      { principal: admin },
-    );
+    const other = (
+      await identity.CreateUser({ username: 'frank', email: 'frank@example.com' }, { principal: admin })
+    ).user!;
     const frank = await principalOf(
       (await identity.CreateAuthenticationToken({ userId: other.id }, { principal: admin })).token,
     );
@@ -139,15 +132,16 @@ describe('admin-orgs against Postgres', () => {
   it('grants team permissions to members and drops disabled organizations from memberships', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
     await orgs.CreateOrganization({ name: 'team-co', email: 'ops@team.example' }, { principal: admin });
-    const u = await identity.CreateUser(
-      { username: 'gina', email: 'gina@example.com' },
-      { principal: admin },
-    );
+    const u = (
+      await identity.CreateUser({ username: 'gina', email: 'gina@example.com' }, { principal: admin })
+    ).user!;
     const token = (await identity.CreateAuthenticationToken({ userId: u.id }, { principal: admin })).token;
-    const team = await teams.CreateTeam(
-      { organization: 'team-co', name: 'readers', permissions: ['read-runs'] },
-      { principal: await principalOf(ADMIN_TOKEN) },
-    );
+    const team = (
+      await teams.CreateTeam(
+        { organization: 'team-co', name: 'readers', permissions: ['ORGANIZATION_PERMISSION_READ_RUNS'] },
+        { principal: await principalOf(ADMIN_TOKEN) },
+      )
+    ).team!;
     await teams.AddTeamMembers(
       { teamId: team.id, userIds: [u.id] },
       { principal: await principalOf(ADMIN_TOKEN) },
@@ -162,7 +156,8 @@ describe('admin-orgs against Postgres', () => {
     const admin = await principalOf(ADMIN_TOKEN);
     await orgs.CreateOrganization({ name: 'limit-co', email: 'ops@limit.example' }, { principal: admin });
     const p = await principalOf(ADMIN_TOKEN);
-    const ws = await workspaces.CreateWorkspace({ organization: 'limit-co', name: 'one' }, { principal: p });
+    const ws = (await workspaces.CreateWorkspace({ organization: 'limit-co', name: 'one' }, { principal: p }))
+      .workspace!;
     await service.db.query(`UPDATE organizations SET workspace_limit = 1 WHERE name = 'limit-co'`);
     expect(
       await statusOf(workspaces.CreateWorkspace({ organization: 'limit-co', name: 'two' }, { principal: p })),
@@ -187,26 +182,30 @@ describe('admin-orgs against Postgres', () => {
 
   it('gives a re-created organization a new id, carried by principals, workspaces and the deletion event', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
-    const u = await identity.CreateUser(
-      { username: 'hugo', email: 'hugo@example.com' },
-      { principal: admin },
-    );
+    const u = (
+      await identity.CreateUser({ username: 'hugo', email: 'hugo@example.com' }, { principal: admin })
+    ).user!;
     const token = (await identity.CreateAuthenticationToken({ userId: u.id }, { principal: admin })).token;
     const idOf = async () =>
-      (await identity.Authenticate({ token })).memberships.find((m) => m.organization === 'again-co')
-        ?.organizationId;
+      (await identity.Authenticate({ token })).principal!.memberships.find(
+        (m) => m.organization === 'again-co',
+      )?.organizationId;
 
-    const first = await orgs.CreateOrganization(
-      { name: 'again-co', email: 'ops@again.example' },
-      { principal: await principalOf(token) },
-    );
+    const first = (
+      await orgs.CreateOrganization(
+        { name: 'again-co', email: 'ops@again.example' },
+        { principal: await principalOf(token) },
+      )
+    ).organization!;
     expect(first.externalId).toMatch(/^org-/);
     expect(await idOf()).toBe(first.externalId);
-    const ws = await workspaces.CreateWorkspace(
-      { organization: 'again-co', name: 'w' },
-      { principal: await principalOf(token) },
-    );
-    expect((await workspaces.GetWorkspace({ id: ws.id })).organizationId).toBe(first.externalId);
+    const ws = (
+      await workspaces.CreateWorkspace(
+        { organization: 'again-co', name: 'w' },
+        { principal: await principalOf(token) },
+      )
+    ).workspace!;
+    expect((await workspaces.GetWorkspace({ id: ws.id })).workspace!.organizationId).toBe(first.externalId);
 
     await orgs.DeleteOrganization({ name: 'again-co' }, { principal: await principalOf(token) });
     const deleted = published
@@ -220,10 +219,12 @@ describe('admin-orgs against Postgres', () => {
       .find((e) => e.organization === 'again-co');
     expect(deleted?.organizationId).toBe(first.externalId);
 
-    const second = await orgs.CreateOrganization(
-      { name: 'again-co', email: 'ops@again.example' },
-      { principal: await principalOf(token) },
-    );
+    const second = (
+      await orgs.CreateOrganization(
+        { name: 'again-co', email: 'ops@again.example' },
+        { principal: await principalOf(token) },
+      )
+    ).organization!;
     expect(second.externalId).not.toBe(first.externalId);
     expect(await idOf()).toBe(second.externalId);
   });
@@ -248,18 +249,24 @@ describe('admin-orgs against Postgres', () => {
 
   it('notes when a token was last used at most once a minute, in the authentication query', async () => {
     const admin = await principalOf(ADMIN_TOKEN);
-    const user = await identity.CreateUser(
-      { username: 'tokens-user', email: 'tokens-user@example.com' },
-      { principal: admin },
-    );
+    const user = (
+      await identity.CreateUser(
+        { username: 'tokens-user', email: 'tokens-user@example.com' },
+        { principal: admin },
+      )
+    ).user!;
     const created = await identity.CreateAuthenticationToken({ userId: user.id }, { principal: admin });
+    const id = created.authenticationToken!.id;
     const lastUsed = async () =>
-      (await identity.GetAuthenticationToken({ id: created.id }, { principal: admin })).lastUsedAt;
-    expect(await lastUsed()).toBeUndefined();
+      timestampToIso(
+        (await identity.GetAuthenticationToken({ id }, { principal: admin })).authenticationToken!.lastUsedAt,
+      );
+    expect(await lastUsed()).toBeNull();
 
     await identity.Authenticate({ token: created.token });
     const first = await lastUsed();
-    expect(Date.parse(first!)).toBeGreaterThan(Date.parse(created.createdAt) - 1);
+    const createdAt = timestampToIso(created.authenticationToken!.createdAt)!;
+    expect(Date.parse(first!)).toBeGreaterThan(Date.parse(createdAt) - 1);
     // Within the minute: authenticating again reads the same value back (nothing written).
     await identity.Authenticate({ token: created.token });
     expect(await lastUsed()).toBe(first);
@@ -267,7 +274,7 @@ describe('admin-orgs against Postgres', () => {
     // Once the noted use is older than a minute, the next authentication notes it again.
     await service.db.query(
       `UPDATE authentication_tokens SET last_used_at = now() - interval '61 seconds' WHERE id = $1`,
-      [created.id],
+      [id],
     );
     const stale = await lastUsed();
     await identity.Authenticate({ token: created.token });
@@ -299,7 +306,7 @@ describe('admin-orgs against Postgres', () => {
       // A token the admin made through the API is not a bootstrap token: it survives rotation.
       const client = createClient(v1.Identity, svc.address, auth.credential);
       const adminPrincipal = makePrincipal({ userId: '', username: 'admin', isSiteAdmin: true });
-      const p = await client.Authenticate({ token: oldToken });
+      const p = (await client.Authenticate({ token: oldToken })).principal!;
       const own = await client.CreateAuthenticationToken(
         { userId: p.userId, description: 'bootstrap site-admin token' },
         { principal: { ...adminPrincipal, userId: p.userId } },

@@ -1,12 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { contracts } from '@policyhub/contracts';
 import { InProcessTransport } from '@policyhub/events';
-import {
-  createClient,
-  type Principal,
-  principalOf as makePrincipal,
-  readServiceError,
-} from '@policyhub/grpc-runtime';
+import { createClient, type Principal, principalFromProto, readServiceError } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger } from '@policyhub/telemetry';
 import { createTestDatabase, type TestDatabase, testAuth, testSigningKeys } from '@policyhub/testing';
@@ -23,13 +18,8 @@ let orgs: ReturnType<typeof createClient<InstanceType<typeof v1.Organizations>>>
 let teams: ReturnType<typeof createClient<InstanceType<typeof v1.Teams>>>;
 let admin: Principal;
 
-const principalOf = async (token: string): Promise<Principal> => {
-  const p = await identity.Authenticate({ token });
-  return makePrincipal(
-    { userId: p.userId, username: p.username, isSiteAdmin: p.isSiteAdmin },
-    p.memberships.map((m) => [m.organization, m.permissions] as const),
-  );
-};
+const principalOf = async (token: string): Promise<Principal> =>
+  principalFromProto((await identity.Authenticate({ token })).principal!);
 
 const failure = async (promise: Promise<unknown>) => {
   try {
@@ -43,10 +33,9 @@ const failure = async (promise: Promise<unknown>) => {
 
 /** A new user with a token; returns the user id, the token and a principal refreshed on demand. */
 async function newUser(username: string) {
-  const user = await identity.CreateUser(
-    { username, email: `${username}@example.com` },
-    { principal: admin },
-  );
+  const user = (
+    await identity.CreateUser({ username, email: `${username}@example.com` }, { principal: admin })
+  ).user!;
   const { token } = await identity.CreateAuthenticationToken({ userId: user.id }, { principal: admin });
   return { id: user.id, token, principal: () => principalOf(token) };
 }
@@ -103,10 +92,12 @@ describe('users (site admin)', () => {
       { name: 'del-org', email: 'o@example.com' },
       { principal: await owner.principal() },
     );
-    const team = await teams.CreateTeam(
-      { organization: 'del-org', name: 'devs', permissions: ['read-runs'] },
-      { principal: await owner.principal() },
-    );
+    const team = (
+      await teams.CreateTeam(
+        { organization: 'del-org', name: 'devs', permissions: ['ORGANIZATION_PERMISSION_READ_RUNS'] },
+        { principal: await owner.principal() },
+      )
+    ).team!;
     await teams.AddTeamMembers(
       { teamId: team.id, userIds: [member.id] },
       { principal: await owner.principal() },
@@ -121,7 +112,7 @@ describe('users (site admin)', () => {
     expect((await failure(identity.Authenticate({ token: member.token }))).status).toBe(
       grpc.status.UNAUTHENTICATED,
     );
-    const after = await teams.GetTeam({ id: team.id }, { principal: admin });
+    const after = (await teams.GetTeam({ id: team.id }, { principal: admin })).team!;
     expect(after.userIds).toEqual([]);
     const { rows } = await service.db.query('SELECT 1 FROM authentication_tokens WHERE user_id = $1', [
       member.id,
@@ -159,18 +150,26 @@ describe('teams', () => {
       { principal: await owner.principal() },
     );
     const asOwner = { principal: await owner.principal() };
-    const own = await teams.CreateTeam(
-      { organization: 'teams-org', name: 'readers', permissions: ['read-runs'] },
-      asOwner,
-    );
-    const secret = await teams.CreateTeam(
-      { organization: 'teams-org', name: 'secret-ops', permissions: [] },
-      asOwner,
-    );
-    const open = await teams.CreateTeam(
-      { organization: 'teams-org', name: 'everyone', permissions: [], visibility: 'organization' },
-      asOwner,
-    );
+    const own = (
+      await teams.CreateTeam(
+        { organization: 'teams-org', name: 'readers', permissions: ['ORGANIZATION_PERMISSION_READ_RUNS'] },
+        asOwner,
+      )
+    ).team!;
+    const secret = (
+      await teams.CreateTeam({ organization: 'teams-org', name: 'secret-ops', permissions: [] }, asOwner)
+    ).team!;
+    const open = (
+      await teams.CreateTeam(
+        {
+          organization: 'teams-org',
+          name: 'everyone',
+          permissions: [],
+          visibility: 'TEAM_VISIBILITY_ORGANIZATION',
+        },
+        asOwner,
+      )
+    ).team!;
     await teams.AddTeamMembers({ teamId: own.id, userIds: [member.id] }, asOwner);
 
     const all = await teams.ListTeams({ organization: 'teams-org' }, asOwner);
@@ -181,7 +180,9 @@ describe('teams', () => {
     const seen = await teams.ListTeams({ organization: 'teams-org' }, asMember);
     expect(seen.teams.map((t) => t.name)).toEqual(['owners', 'readers', 'everyone']);
     expect((await failure(teams.GetTeam({ id: secret.id }, asMember))).status).toBe(grpc.status.NOT_FOUND);
-    expect((await teams.GetTeam({ id: open.id }, asMember)).visibility).toBe('organization');
+    expect((await teams.GetTeam({ id: open.id }, asMember)).team!.visibility).toBe(
+      'TEAM_VISIBILITY_ORGANIZATION',
+    );
 
     const asOutsider = { principal: await outsider.principal() };
     expect((await failure(teams.ListTeams({ organization: 'teams-org' }, asOutsider))).status).toBe(
@@ -201,7 +202,12 @@ describe('teams', () => {
     expect(
       await failure(
         teams.CreateTeam(
-          { organization: 'teams-org', name: 'bad', permissions: [], visibility: 'public' },
+          {
+            organization: 'teams-org',
+            name: 'bad',
+            permissions: [],
+            visibility: 'TEAM_VISIBILITY_UNSPECIFIED',
+          },
           asOwner,
         ),
       ),
@@ -216,10 +222,17 @@ describe('teams', () => {
       { principal: await owner.principal() },
     );
     const asOwner = { principal: await owner.principal() };
-    const team = await teams.CreateTeam(
-      { organization: 'td-org', name: 'ops', permissions: ['manage-workspaces'], visibility: 'organization' },
-      asOwner,
-    );
+    const team = (
+      await teams.CreateTeam(
+        {
+          organization: 'td-org',
+          name: 'ops',
+          permissions: ['ORGANIZATION_PERMISSION_MANAGE_WORKSPACES'],
+          visibility: 'TEAM_VISIBILITY_ORGANIZATION',
+        },
+        asOwner,
+      )
+    ).team!;
     await teams.AddTeamMembers({ teamId: team.id, userIds: [member.id] }, asOwner);
     const asMember = { principal: await member.principal() };
 
@@ -241,9 +254,9 @@ describe('teams', () => {
       status: grpc.status.INVALID_ARGUMENT,
       code: 'ADMIN_ORGS_LAST_OWNER',
     });
-    expect((await teams.GetTeam({ id: ownersTeam!.id }, asOwner)).userIds).toEqual([owner.id]);
+    expect((await teams.GetTeam({ id: ownersTeam!.id }, asOwner)).team!.userIds).toEqual([owner.id]);
 
-    const removed = await teams.RemoveTeamMembers({ teamId: team.id, userIds: [member.id] }, asOwner);
+    const removed = (await teams.RemoveTeamMembers({ teamId: team.id, userIds: [member.id] }, asOwner)).team!;
     expect(removed.userIds).toEqual([]);
     expect((await principalOf(member.token)).memberships.has('td-org')).toBe(false);
 

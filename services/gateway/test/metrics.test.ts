@@ -21,7 +21,9 @@ describe('the gateway metrics', () => {
   beforeAll(async () => {
     const clients = {
       identity: {
-        Authenticate: async () => ({ userId: 'u1', username: 'alice', isSiteAdmin: true, memberships: [] }),
+        Authenticate: async () => ({
+          principal: { userId: 'u1', username: 'alice', isSiteAdmin: true, memberships: [] },
+        }),
       },
     } as unknown as Clients;
     app = await buildApp({

@@ -35,7 +35,7 @@ describe('the edge refuses NUL characters and bad URLs before any service sees t
 
   beforeAll(async () => {
     const clients = {
-      identity: { Authenticate: async () => ({ ...admin, memberships: [] }) },
+      identity: { Authenticate: async () => ({ principal: { ...admin, memberships: [] } }) },
       organizations: {
         GetOrganization: async (req: unknown) => {
           reached.push(req);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { toTimestamp } from '@policyhub/contracts';
 import { unauthenticated } from '@policyhub/errors';
 import { createLogger } from '@policyhub/telemetry';
 import { waitFor } from '@policyhub/testing';
@@ -32,7 +33,7 @@ const USER = {
   username: 'alice',
   email: 'alice@example.com',
   isSiteAdmin: false,
-  createdAt: '',
+  createdAt: toTimestamp('2026-01-01T00:00:00.000Z'),
 };
 
 /**
@@ -50,9 +51,11 @@ async function gatewayWith(
       Authenticate: async ({ token }: { token: string }) => {
         authentications.count += 1;
         if (token !== VALID_TOKEN) throw unauthenticated();
-        return { userId: USER.id, username: USER.username, isSiteAdmin: false, memberships: [] };
+        return {
+          principal: { userId: USER.id, username: USER.username, isSiteAdmin: false, memberships: [] },
+        };
       },
-      GetAccountDetails: async () => USER,
+      GetAccountDetails: async () => ({ user: USER }),
     },
   } as unknown as Clients;
   const app = await buildApp({

@@ -26,7 +26,7 @@ describe('gateway logs', () => {
         Authenticate: async ({ token }: { token: string }) => {
           // An unexpected failure that quotes its input, as driver errors sometimes do.
           if (token === FAILING_TOKEN) throw new Error(`lookup failed for ${token}`);
-          return { ...admin, memberships: [] };
+          return { principal: { ...admin, memberships: [] } };
         },
         GetAccountDetails: async () => {
           throw new Error('account service exploded');

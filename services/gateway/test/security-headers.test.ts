@@ -18,7 +18,7 @@ const build = (publicUrl?: string) =>
       identity: {
         Authenticate: async ({ token }: { token: string }) => {
           if (token !== TOKEN) throw unauthenticated();
-          return { userId: 'u1', username: 'alice', isSiteAdmin: false, memberships: [] };
+          return { principal: { userId: 'u1', username: 'alice', isSiteAdmin: false, memberships: [] } };
         },
       },
     } as unknown as Clients,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { encodeMessage } from '@policyhub/contracts';
+import { encodeMessage, toTimestamp } from '@policyhub/contracts';
 import { type Topic, TOPICS } from '@policyhub/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeTenancy } from './support/fake-admin-orgs.js';
@@ -35,7 +35,7 @@ async function publish(topic: Topic, payload: Record<string, unknown>, eventId =
       topic: topic.name,
       key: 'k',
       eventId,
-      payload: encodeMessage(topic.type, { eventId, occurredAt: new Date().toISOString(), ...payload }),
+      payload: encodeMessage(topic.type, { eventId, occurredAt: toTimestamp(new Date()), ...payload }),
       headers: {},
     },
   ]);

@@ -1,4 +1,4 @@
-import { encodeMessage } from '@policyhub/contracts';
+import { encodeMessage, toTimestamp } from '@policyhub/contracts';
 import { TOPICS } from '@policyhub/events';
 import { waitFor } from '@policyhub/testing';
 import { randomUUID } from 'node:crypto';
@@ -39,7 +39,7 @@ describe('runs service: deletions from admin-orgs', () => {
         topic: topic.name,
         key,
         eventId,
-        payload: encodeMessage(topic.type, { eventId, occurredAt: new Date().toISOString(), ...payload }),
+        payload: encodeMessage(topic.type, { eventId, occurredAt: toTimestamp(new Date()), ...payload }),
         headers: {},
       },
     ]);

@@ -41,8 +41,8 @@ export interface ProjectRow {
 export interface WorkspaceRow {
   id: string;
   organization: string;
-  /** The organization's immutable id (selected by the reads other services call). */
-  organization_id?: string;
+  /** The organization's immutable id. */
+  organization_id: string;
   project_id: string;
   name: string;
   description: string;
@@ -53,6 +53,9 @@ export interface WorkspaceRow {
 /** A workspace with its organization's immutable id (what runs records with its runs). */
 const WORKSPACE_WITH_ORGANIZATION_ID = `w.*, o.external_id AS organization_id
   FROM workspaces w JOIN organizations o ON o.name = w.organization`;
+
+/** The organization id of a `workspaces` row, for statements that select from that table alone. */
+const ORGANIZATION_ID_OF_ROW = `(SELECT o.external_id FROM organizations o WHERE o.name = organization) AS organization_id`;
 
 /** Columns of an OrganizationRow selected from `organizations o` (also used by the admin repository). */
 export const ORG_COLUMNS = `o.*, coalesce((SELECT array_agg(m.user_id ORDER BY m.user_id) FROM teams t
@@ -304,9 +307,12 @@ export class TenancyRepository {
     return rows[0]?.n ?? 0;
   }
 
-  async insertWorkspace(row: Omit<WorkspaceRow, 'created_at' | 'updated_at'>): Promise<WorkspaceRow> {
+  async insertWorkspace(
+    row: Omit<WorkspaceRow, 'created_at' | 'updated_at' | 'organization_id'>,
+  ): Promise<WorkspaceRow> {
     const { rows } = await this.db.query<WorkspaceRow>(
-      `INSERT INTO workspaces (id, organization, project_id, name, description) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+      `INSERT INTO workspaces (id, organization, project_id, name, description) VALUES ($1, $2, $3, $4, $5)
+       RETURNING *, ${ORGANIZATION_ID_OF_ROW}`,
       [row.id, row.organization, row.project_id, row.name, row.description],
     );
     return rows[0]!;
@@ -314,7 +320,7 @@ export class TenancyRepository {
 
   async listWorkspaces(organization: string, search: string, limit: number, offset: number) {
     const { rows } = await this.db.query<WorkspaceRow & { total: number }>(
-      `SELECT *, count(*) OVER () AS total FROM workspaces
+      `SELECT *, ${ORGANIZATION_ID_OF_ROW}, count(*) OVER () AS total FROM workspaces
         WHERE organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%')
         ORDER BY created_at, id LIMIT $3 OFFSET $4`,
       [organization, escapeLike(search), limit, offset],
@@ -329,7 +335,7 @@ export class TenancyRepository {
     const { rows } = await this.db.query<WorkspaceRow>(
       `UPDATE workspaces SET name = coalesce($2, name), description = coalesce($3, description),
               project_id = coalesce($4, project_id), updated_at = now()
-        WHERE id = $1 RETURNING *`,
+        WHERE id = $1 RETURNING *, ${ORGANIZATION_ID_OF_ROW}`,
       [id, fields.name ?? null, fields.description ?? null, fields.projectId ?? null],
     );
     return rows[0];

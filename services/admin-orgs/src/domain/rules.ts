@@ -1,7 +1,7 @@
 import { AppError, type CodeOf, ValidationErrors, invalidAttribute, notFound } from '@policyhub/errors';
 import {
+  OWNER,
   type Permission,
-  PERMISSIONS,
   type Principal,
   canAccessOrganization,
   hasPermission,
@@ -14,7 +14,7 @@ export const PROJECT_NAME_PATTERN = /^[A-Za-z0-9 _-]+$/;
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 
 /** Owners of an organization (its `owners` team) may manage the organization and its teams. */
-export const OWNER = 'owners';
+export { OWNER };
 
 export function requireName(
   value: string,
@@ -39,15 +39,18 @@ export function requireEmail(value: string, field: string, code: CodeOf<'invalid
   if (!EMAIL_PATTERN.test(value)) throw invalidAttribute(code, field, `${label(field)} is invalid`);
 }
 
-export function validatePermissions(perms: string[]): string[] {
+/**
+ * The distinct permissions a team grants, from their words (`toWord` of each requested value);
+ * `undefined` marks a value without a word (the unspecified zero value).
+ */
+export function validatePermissions(perms: ReadonlyArray<Permission | undefined>): Permission[] {
   const errors = new ValidationErrors();
   for (const p of perms) {
-    if (!(PERMISSIONS as readonly string[]).includes(p)) {
-      errors.add('ADMIN_ORGS_UNKNOWN_PERMISSION', 'organization_access', `unknown permission ${p}`);
-    }
+    if (p === undefined)
+      errors.add('ADMIN_ORGS_UNKNOWN_PERMISSION', 'organization_access', 'unknown permission');
   }
   errors.throwIfAny();
-  return [...new Set(perms)];
+  return [...new Set(perms as Permission[])];
 }
 
 /** Not being allowed to see something looks exactly like it not existing. */

@@ -52,7 +52,10 @@ export function adminOrganizationHandlers({
     return org;
   };
 
-  const listConsumers = async (req: adminorgsV1.ListConsumersRequest__Output, registry: Registry) => {
+  const listConsumers = async (
+    req: adminorgsV1.ListModuleConsumersRequest__Output | adminorgsV1.ListProviderConsumersRequest__Output,
+    registry: Registry,
+  ) => {
     const org = await existing(req.name);
     const w = pageWindow(req.page);
     const globallyShared = registry === 'modules' ? org.global_module_sharing : org.global_provider_sharing;
@@ -67,9 +70,9 @@ export function adminOrganizationHandlers({
     async ListAdminOrganizations(req, { principal }) {
       requireSiteAdmin(principal);
       const search: OrganizationSearch = {
-        query: req.query.trim(),
-        name: req.queryName.trim(),
-        email: req.queryEmail.trim(),
+        query: (req.query ?? '').trim(),
+        name: (req.queryName ?? '').trim(),
+        email: (req.queryEmail ?? '').trim(),
         moduleProducer: req.moduleProducer,
         providerProducer: req.providerProducer,
       };
@@ -96,7 +99,7 @@ export function adminOrganizationHandlers({
 
     async GetAdminOrganization(req, { principal }) {
       requireSiteAdmin(principal);
-      return toOrganization(await existing(req.name));
+      return { organization: toOrganization(await existing(req.name)) };
     },
 
     async UpdateAdminOrganization(req, { principal }) {
@@ -114,7 +117,7 @@ export function adminOrganizationHandlers({
         return sharing;
       });
       if (changed) await relay.flushWithin();
-      return toOrganization(await existing(req.name));
+      return { organization: toOrganization(await existing(req.name)) };
     },
 
     async DeleteAdminOrganization(req, { principal }) {
@@ -244,12 +247,16 @@ function validateSettings(req: adminorgsV1.UpdateAdminOrganizationRequest__Outpu
     workerSudoEnabled: req.workerSudoEnabled,
   };
   if (req.applyTimeout !== undefined) {
-    if (req.applyTimeout !== '') requireDuration(req.applyTimeout, 'apply_timeout', 'Apply timeout');
-    settings.applyTimeout = req.applyTimeout === '' ? null : req.applyTimeout;
+    requireDuration(req.applyTimeout, 'apply_timeout', 'Apply timeout');
+    settings.applyTimeout = req.applyTimeout;
+  } else if (req.clearApplyTimeout) {
+    settings.applyTimeout = null;
   }
   if (req.planTimeout !== undefined) {
-    if (req.planTimeout !== '') requireDuration(req.planTimeout, 'plan_timeout', 'Plan timeout');
-    settings.planTimeout = req.planTimeout === '' ? null : req.planTimeout;
+    requireDuration(req.planTimeout, 'plan_timeout', 'Plan timeout');
+    settings.planTimeout = req.planTimeout;
+  } else if (req.clearPlanTimeout) {
+    settings.planTimeout = null;
   }
   if (req.workspaceLimit !== undefined) {
     if (req.workspaceLimit < 0 || req.workspaceLimit > MAX_WORKSPACE_LIMIT) {

@@ -4,29 +4,28 @@ import { type Db, isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db'
 import { invalidAttribute, newId, notFound, unauthenticated, unprocessable } from '@policyhub/errors';
 import type { Principal } from '@policyhub/grpc-runtime';
 import { IdentityRepository } from '../db/identity-repository.js';
-import { OWNER, requireEmail, requireName, requirePrincipal, requireSiteAdmin } from '../domain/rules.js';
-import { toAuthenticationToken, toUser } from './mappers.js';
+import { requireEmail, requireName, requirePrincipal, requireSiteAdmin } from '../domain/rules.js';
+import { toAuthenticationToken, toPermissionValues, toUser } from './mappers.js';
 import type { Handlers } from '@policyhub/grpc-runtime';
 
 /** A new secret token: 32 random bytes, url-safe; only its SHA-256 is stored. */
 export const generateToken = (): string => `ph.${randomBytes(32).toString('base64url')}`;
 
-export async function principalForToken(db: Db, token: string): Promise<Principal> {
+/** The principal a bearer token stands for; UNAUTHENTICATED when no token matches. */
+export async function principalForToken(db: Db, token: string): Promise<adminorgsV1.Principal> {
   const repo = new IdentityRepository(db);
   const user = token ? await repo.findUserByToken(token) : undefined;
   if (!user) throw unauthenticated();
-  const memberships = new Map<string, readonly string[]>();
-  const organizationIds = new Map<string, string>();
-  for (const m of await repo.memberships(user.id)) {
-    memberships.set(m.organization, m.is_owner ? [...m.permissions, OWNER] : m.permissions);
-    organizationIds.set(m.organization, m.organization_id);
-  }
   return {
     userId: user.id,
     username: user.username,
     isSiteAdmin: user.is_site_admin,
-    memberships,
-    organizationIds,
+    memberships: (await repo.memberships(user.id)).map((m) => ({
+      organization: m.organization,
+      organizationId: m.organization_id,
+      permissions: toPermissionValues(m.permissions),
+      isOwner: m.is_owner,
+    })),
   };
 }
 
@@ -47,17 +46,7 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
 
   return {
     async Authenticate(req) {
-      const p = await principalForToken(db, req.token);
-      return {
-        userId: p.userId,
-        username: p.username,
-        isSiteAdmin: p.isSiteAdmin,
-        memberships: [...p.memberships].map(([organization, permissions]) => ({
-          organization,
-          permissions: [...permissions],
-          organizationId: p.organizationIds?.get(organization) ?? '',
-        })),
-      };
+      return { principal: await principalForToken(db, req.token) };
     },
 
     async CreateUser(req, { principal }) {
@@ -65,14 +54,13 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
       requireName(req.username, 'username', 'ADMIN_ORGS_INVALID_USERNAME');
       requireEmail(req.email, 'email', 'ADMIN_ORGS_INVALID_EMAIL');
       try {
-        return toUser(
-          await repo.insertUser({
-            id: newId('user'),
-            username: req.username,
-            email: req.email,
-            is_site_admin: req.isSiteAdmin,
-          }),
-        );
+        const user = await repo.insertUser({
+          id: newId('user'),
+          username: req.username,
+          email: req.email,
+          is_site_admin: req.isSiteAdmin,
+        });
+        return { user: toUser(user) };
       } catch (err) {
         if (isUniqueViolation(err)) {
           throw invalidAttribute('ADMIN_ORGS_USERNAME_TAKEN', 'username', 'Username has already been taken');
@@ -87,8 +75,8 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
       const user = await repo.getUser(req.userId);
       if (!user) throw notFound();
       const token = generateToken();
-      const row = await repo.insertToken(newId('at'), user.id, token, req.description);
-      return { ...toAuthenticationToken(row), token };
+      const row = await repo.insertToken(newId('at'), user.id, token, req.description ?? '');
+      return { authenticationToken: toAuthenticationToken(row), token };
     },
 
     async ListAuthenticationTokens(req, { principal }) {
@@ -101,7 +89,7 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
     },
 
     async GetAuthenticationToken(req, { principal }) {
-      return toAuthenticationToken(await manageableToken(principal, req.id));
+      return { authenticationToken: toAuthenticationToken(await manageableToken(principal, req.id)) };
     },
 
     async DeleteAuthenticationToken(req, { principal }) {
@@ -114,7 +102,7 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
       const caller = requirePrincipal(principal);
       const user = await repo.getUser(caller.userId);
       if (!user) throw notFound();
-      return toUser(user);
+      return { user: toUser(user) };
     },
 
     async BatchGetUsers(req) {
@@ -125,7 +113,7 @@ export function identityHandlers(db: Db): Handlers<adminorgsV1.IdentityHandlers>
       requireSiteAdmin(principal);
       const w = pageWindow(req.page);
       const { rows, total } = await repo.listUsers(
-        { query: req.query, isSiteAdmin: req.isSiteAdmin ?? null },
+        { query: req.query ?? '', isSiteAdmin: req.isSiteAdmin ?? null },
         w.size,
         w.offset,
       );

@@ -1,30 +1,41 @@
-import type { adminorgsV1 } from '@policyhub/contracts';
+import { type adminorgsV1, organizationPermission, teamVisibility, toTimestamp } from '@policyhub/contracts';
+import { OWNER } from '@policyhub/grpc-runtime';
 import type { TokenRow, UserRow } from '../db/identity-repository.js';
 import type { OrganizationRow, ProjectRow, TeamRow, WorkspaceRow } from '../db/tenancy-repository.js';
+
+/** Descriptions are stored as '' when there is none (NOT NULL columns); on the wire they are unset. */
+const descriptionOf = (stored: string): string | undefined => (stored === '' ? undefined : stored);
+
+/** Stored permission words as enum values (OWNER, a membership's marker, travels as its own flag). */
+export const toPermissionValues = (words: readonly string[]): adminorgsV1.OrganizationPermission[] =>
+  words.filter((w) => w !== OWNER).map((w) => organizationPermission.fromKnownWord(w));
 
 export const toUser = (r: UserRow): adminorgsV1.User => ({
   id: r.id,
   username: r.username,
   email: r.email,
   isSiteAdmin: r.is_site_admin,
-  createdAt: r.created_at,
+  createdAt: toTimestamp(r.created_at),
 });
 
 /** A token as listed and shown: never its secret (only CreateAuthenticationToken returns that). */
 export const toAuthenticationToken = (r: TokenRow): adminorgsV1.AuthenticationToken => ({
   id: r.id,
   userId: r.user_id,
-  description: r.description,
-  createdAt: r.created_at,
-  token: '',
-  lastUsedAt: r.last_used_at ?? undefined,
+  description: descriptionOf(r.description),
+  createdAt: toTimestamp(r.created_at),
+  lastUsedAt: r.last_used_at === null ? null : toTimestamp(r.last_used_at),
 });
 
-export const toOrganization = (r: OrganizationRow, permissions: string[] = []): adminorgsV1.Organization => ({
+/** `callerAccess`: the caller's permission words in the organization, with OWNER when an owner. */
+export const toOrganization = (
+  r: OrganizationRow,
+  callerAccess: readonly string[] = [],
+): adminorgsV1.Organization => ({
   name: r.name,
   externalId: r.external_id,
   email: r.email,
-  createdAt: r.created_at,
+  createdAt: toTimestamp(r.created_at),
   isDisabled: r.is_disabled,
   accessBetaTools: r.access_beta_tools,
   globalModuleSharing: r.global_module_sharing,
@@ -35,7 +46,8 @@ export const toOrganization = (r: OrganizationRow, permissions: string[] = []): 
   applyTimeout: r.apply_timeout ?? undefined,
   planTimeout: r.plan_timeout ?? undefined,
   isFreeTier: r.is_free_tier,
-  permissions,
+  permissions: toPermissionValues(callerAccess),
+  callerIsOwner: callerAccess.includes(OWNER),
   ownerIds: r.owner_ids,
 });
 
@@ -43,29 +55,29 @@ export const toTeam = (r: TeamRow): adminorgsV1.Team => ({
   id: r.id,
   organization: r.organization,
   name: r.name,
-  permissions: r.permissions,
+  permissions: toPermissionValues(r.permissions),
   userIds: r.user_ids,
-  createdAt: r.created_at,
-  visibility: r.visibility,
+  createdAt: toTimestamp(r.created_at),
+  visibility: teamVisibility.fromKnownWord(r.visibility),
 });
 
 export const toProject = (r: ProjectRow): adminorgsV1.Project => ({
   id: r.id,
   organization: r.organization,
   name: r.name,
-  description: r.description,
+  description: descriptionOf(r.description),
   isDefault: r.is_default,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
+  createdAt: toTimestamp(r.created_at),
+  updatedAt: toTimestamp(r.updated_at),
 });
 
 export const toWorkspace = (r: WorkspaceRow): adminorgsV1.Workspace => ({
   id: r.id,
   organization: r.organization,
-  organizationId: r.organization_id ?? '',
+  organizationId: r.organization_id,
   projectId: r.project_id,
   name: r.name,
-  description: r.description,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
+  description: descriptionOf(r.description),
+  createdAt: toTimestamp(r.created_at),
+  updatedAt: toTimestamp(r.updated_at),
 });

@@ -41,7 +41,9 @@ export function organizationHandlers({
         if (isUniqueViolation(err)) throw nameTaken('organization');
         throw err;
       }
-      return toOrganization((await repo.getOrganization(req.name))!, [...PERMISSIONS, OWNER]);
+      return {
+        organization: toOrganization((await repo.getOrganization(req.name))!, [...PERMISSIONS, OWNER]),
+      };
     },
 
     async GetOrganization(req, { principal }) {
@@ -49,10 +51,10 @@ export function organizationHandlers({
         // Internal callers (storage refusing uploads) see every organization, disabled ones too.
         const org = await repo.getOrganization(req.name);
         if (!org) throw notFound();
-        return toOrganization(org);
+        return { organization: toOrganization(org) };
       }
       const org = await visibleOrganization(repo, principal, req.name);
-      return toOrganization(org, permissionsIn(principal, org.name));
+      return { organization: toOrganization(org, permissionsIn(principal, org.name)) };
     },
 
     async ListOrganizations(req, { principal }) {
@@ -93,7 +95,7 @@ export function organizationHandlers({
         throw err;
       }
       const org = (await repo.getOrganization(req.newName ?? req.name))!;
-      return toOrganization(org, permissionsIn(principal, req.name));
+      return { organization: toOrganization(org, permissionsIn(principal, req.name)) };
     },
 
     async DeleteOrganization(req, { principal }) {

@@ -22,15 +22,14 @@ export function projectHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV
       requirePermission(principal, req.organization, 'manage-projects');
       requireName(req.name, 'name', 'ADMIN_ORGS_INVALID_PROJECT_NAME', PROJECT_NAME_PATTERN, 40);
       try {
-        return toProject(
-          await repo.insertProject({
-            id: newId('prj'),
-            organization: req.organization,
-            name: req.name,
-            description: req.description,
-            is_default: false,
-          }),
-        );
+        const project = await repo.insertProject({
+          id: newId('prj'),
+          organization: req.organization,
+          name: req.name,
+          description: req.description ?? '',
+          is_default: false,
+        });
+        return { project: toProject(project) };
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken('project');
         throw err;
@@ -38,13 +37,18 @@ export function projectHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV
     },
 
     async GetProject(req, { principal }) {
-      return toProject(await visibleProject(principal, req.id));
+      return { project: toProject(await visibleProject(principal, req.id)) };
     },
 
     async ListProjects(req, { principal }) {
       await visibleOrganization(repo, principal, req.organization);
       const w = pageWindow(req.page);
-      const { rows, total } = await repo.listProjects(req.organization, req.searchName, w.size, w.offset);
+      const { rows, total } = await repo.listProjects(
+        req.organization,
+        req.searchName ?? '',
+        w.size,
+        w.offset,
+      );
       return { projects: rows.map(toProject), page: pageInfo(w, total) };
     },
 
@@ -55,12 +59,11 @@ export function projectHandlers({ db, relay }: TenancyDeps): Handlers<adminorgsV
         requireName(req.name, 'name', 'ADMIN_ORGS_INVALID_PROJECT_NAME', PROJECT_NAME_PATTERN, 40);
       }
       try {
-        return toProject(
-          (await repo.updateProject(req.id, {
-            name: req.name ?? undefined,
-            description: req.description ?? undefined,
-          }))!,
-        );
+        const updated = await repo.updateProject(req.id, {
+          name: req.name ?? undefined,
+          description: req.description ?? (req.clearDescription ? '' : undefined),
+        });
+        return { project: toProject(updated!) };
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken('project');
         throw err;

@@ -1,4 +1,4 @@
-import type { adminorgsV1 } from '@policyhub/contracts';
+import { type adminorgsV1, organizationPermission, teamVisibility } from '@policyhub/contracts';
 import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound, unprocessable } from '@policyhub/errors';
 import { canAccessOrganization, type Handlers, type Principal } from '@policyhub/grpc-runtime';
@@ -7,17 +7,24 @@ import { OWNER, requireName, requireOwner, requirePrincipal, validatePermissions
 import { toTeam } from './mappers.js';
 import { isOwnerOrAdmin, nameTaken, type TenancyDeps, visibleOrganization } from './tenancy-access.js';
 
-const TEAM_VISIBILITIES = ['secret', 'organization'] as const;
-
-function readVisibility(value: string): TeamRow['visibility'] {
-  if (value === '') return 'secret';
-  if ((TEAM_VISIBILITIES as readonly string[]).includes(value)) return value as TeamRow['visibility'];
-  throw invalidAttribute(
-    'ADMIN_ORGS_INVALID_TEAM_VISIBILITY',
-    'visibility',
-    'Visibility must be secret or organization',
-  );
+/** The stored word of a requested visibility; absent means `secret`. */
+function readVisibility(value: adminorgsV1.TeamVisibility__Output | undefined): TeamRow['visibility'] {
+  if (value === undefined) return 'secret';
+  if (value === 'TEAM_VISIBILITY_UNSPECIFIED') {
+    throw invalidAttribute(
+      'ADMIN_ORGS_INVALID_TEAM_VISIBILITY',
+      'visibility',
+      'Visibility must be secret or organization',
+    );
+  }
+  return teamVisibility.toWord(value);
 }
+
+/** The words of requested permissions; the unspecified value has none (refused by validatePermissions). */
+const permissionWords = (values: adminorgsV1.OrganizationPermission__Output[]) =>
+  values.map((v) =>
+    v === 'ORGANIZATION_PERMISSION_UNSPECIFIED' ? undefined : organizationPermission.toWord(v),
+  );
 
 /**
  * Upstream visibility: owners (and site admins) see every team; other members see `organization`
@@ -53,7 +60,7 @@ export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHan
       await visibleOrganization(repo, principal, req.organization);
       requireOwner(principal, req.organization);
       requireName(req.name, 'name', 'ADMIN_ORGS_INVALID_TEAM_NAME');
-      const permissions = validatePermissions(req.permissions);
+      const permissions = validatePermissions(permissionWords(req.permissions));
       const visibility = readVisibility(req.visibility);
       const id = newId('team');
       try {
@@ -62,11 +69,11 @@ export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHan
         if (isUniqueViolation(err)) throw nameTaken('team');
         throw err;
       }
-      return toTeam((await repo.getTeam(id))!);
+      return { team: toTeam((await repo.getTeam(id))!) };
     },
 
     async GetTeam(req, { principal }) {
-      return toTeam(await visibleTeam(principal, req.id));
+      return { team: toTeam(await visibleTeam(principal, req.id)) };
     },
 
     async ListTeams(req, { principal }) {
@@ -77,7 +84,7 @@ export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHan
         req.organization,
         {
           viewerId: isOwnerOrAdmin(caller, req.organization) ? null : caller.userId,
-          query: req.query,
+          query: req.query ?? '',
           names: req.names,
         },
         w.size,
@@ -99,7 +106,7 @@ export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHan
       const team = await ownedTeam(principal, req.teamId);
       await knownUsers(req.userIds);
       await repo.addMembers(team.id, req.userIds);
-      return toTeam((await repo.getTeam(team.id))!);
+      return { team: toTeam((await repo.getTeam(team.id))!) };
     },
 
     async RemoveTeamMembers(req, { principal }) {
@@ -116,7 +123,7 @@ export function teamHandlers({ db }: TenancyDeps): Handlers<adminorgsV1.TeamsHan
           );
         }
       });
-      return toTeam((await repo.getTeam(team.id))!);
+      return { team: toTeam((await repo.getTeam(team.id))!) };
     },
   };
 }

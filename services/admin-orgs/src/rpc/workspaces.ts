@@ -16,8 +16,10 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
     await visibleOrganization(repo, principal, ws.organization);
     return ws;
   };
-  const projectIn = async (organization: string, projectId: string) => {
-    const project = projectId ? await repo.getProject(projectId) : await repo.defaultProject(organization);
+  /** The project `projectId` of the organization (its default project when absent), else a 422. */
+  const projectIn = async (organization: string, projectId: string | undefined) => {
+    const project =
+      projectId === undefined ? await repo.defaultProject(organization) : await repo.getProject(projectId);
     if (!project || project.organization !== organization) {
       throw invalidAttribute('ADMIN_ORGS_PROJECT_NOT_FOUND', 'project.id', 'Project not found');
     }
@@ -42,15 +44,14 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
               `the organization has reached its workspace limit of ${limit}`,
             );
           }
-          return toWorkspace(
-            await r.insertWorkspace({
-              id: newId('ws'),
-              organization: req.organization,
-              project_id: project.id,
-              name: req.name,
-              description: req.description,
-            }),
-          );
+          const workspace = await r.insertWorkspace({
+            id: newId('ws'),
+            organization: req.organization,
+            project_id: project.id,
+            name: req.name,
+            description: req.description ?? '',
+          });
+          return { workspace: toWorkspace(workspace) };
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken('workspace');
@@ -62,15 +63,20 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
       if (!principal) {
         const ws = await repo.getWorkspace(req.id);
         if (!ws) throw notFound();
-        return toWorkspace(ws);
+        return { workspace: toWorkspace(ws) };
       }
-      return toWorkspace(await visibleWorkspace(principal, req.id));
+      return { workspace: toWorkspace(await visibleWorkspace(principal, req.id)) };
     },
 
     async ListWorkspaces(req, { principal }) {
       await visibleOrganization(repo, principal, req.organization);
       const w = pageWindow(req.page);
-      const { rows, total } = await repo.listWorkspaces(req.organization, req.searchName, w.size, w.offset);
+      const { rows, total } = await repo.listWorkspaces(
+        req.organization,
+        req.searchName ?? '',
+        w.size,
+        w.offset,
+      );
       return { workspaces: rows.map(toWorkspace), page: pageInfo(w, total) };
     },
 
@@ -80,15 +86,15 @@ export function workspaceHandlers({ db, relay }: TenancyDeps): Handlers<adminorg
       if (req.name !== undefined && req.name !== null) {
         requireName(req.name, 'name', 'ADMIN_ORGS_INVALID_WORKSPACE_NAME');
       }
-      const projectId = req.projectId ? (await projectIn(ws.organization, req.projectId)).id : undefined;
+      const projectId =
+        req.projectId === undefined ? undefined : (await projectIn(ws.organization, req.projectId)).id;
       try {
-        return toWorkspace(
-          (await repo.updateWorkspace(req.id, {
-            name: req.name ?? undefined,
-            description: req.description ?? undefined,
-            projectId,
-          }))!,
-        );
+        const updated = await repo.updateWorkspace(req.id, {
+          name: req.name ?? undefined,
+          description: req.description ?? (req.clearDescription ? '' : undefined),
+          projectId,
+        });
+        return { workspace: toWorkspace(updated!) };
       } catch (err) {
         if (isUniqueViolation(err)) throw nameTaken('workspace');
         throw err;

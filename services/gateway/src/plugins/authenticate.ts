@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { type Principal, principalOf } from '@policyhub/grpc-runtime';
+import { type Principal, principalFromProto } from '@policyhub/grpc-runtime';
 import { AppError, unauthenticated } from '@policyhub/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PrincipalCache } from '../auth/principal-cache.js';
@@ -54,15 +54,11 @@ export function registerAuthentication(
       return;
     }
     if (failures) await failures.refuseIfExhausted(request, reply);
-    const p = await clients.identity.Authenticate({ token: match[1]! }).catch(async (err: unknown) => {
+    const res = await clients.identity.Authenticate({ token: match[1]! }).catch(async (err: unknown) => {
       if (failures && isFailedAuthentication(err)) await failures.recordFailure(request);
       throw err;
     });
-    const principal = principalOf(
-      { userId: p.userId, username: p.username, isSiteAdmin: p.isSiteAdmin },
-      p.memberships.map((m) => [m.organization, m.permissions] as const),
-      p.memberships.map((m) => [m.organization, m.organizationId] as const),
-    );
+    const principal = principalFromProto(res.principal!);
     await cache.set(tokenHash, principal);
     request.principal = principal;
   });

@@ -19,7 +19,8 @@ export class AdminOrgsLookup {
   constructor(private readonly clients: PolicySetsClients) {}
 
   async organization(principal: Principal | undefined, name: string): Promise<OrganizationFacts> {
-    const org = await this.clients.organizations.GetOrganization({ name }, { principal }).catch(asAppError);
+    const res = await this.clients.organizations.GetOrganization({ name }, { principal }).catch(asAppError);
+    const org = res.organization!;
     return { name: org.name, id: org.externalId, isFreeTier: org.isFreeTier };
   }
 
@@ -33,7 +34,7 @@ export class AdminOrgsLookup {
     id: string | null = null,
   ): Promise<'active' | 'disabled' | 'missing' | 'unknown'> {
     try {
-      const org = await this.clients.organizations.GetOrganization({ name });
+      const org = (await this.clients.organizations.GetOrganization({ name })).organization!;
       if (id && org.externalId && org.externalId !== id) return 'missing';
       return org.isDisabled ? 'disabled' : 'active';
     } catch (err) {

@@ -42,7 +42,7 @@ export function startAdminOrgsDeletionsConsumer({
           // written before ids existed carry none and reach only rows without an id.
           const organization = {
             name: event.payload.organization,
-            id: event.payload.organizationId || null,
+            id: event.payload.organizationId ?? null,
           };
           await new PolicySetRepository(tx).deleteOrganization(organization);
           await new PolicyRepository(tx).deleteOrganization(organization);

@@ -41,7 +41,7 @@ export async function startFakeAdminOrgs(
     v1.Organizations.service,
     implement(
       {
-        GetOrganization: async (req: { name: string }) => organization(req.name),
+        GetOrganization: async (req: { name: string }) => ({ organization: organization(req.name) }),
       } as never,
       { logger, auth: testAuth('admin-orgs') },
     ),

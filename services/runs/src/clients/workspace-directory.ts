@@ -13,7 +13,7 @@ export function grpcWorkspaceDirectory(
   return {
     async getWorkspace(id: string): Promise<WorkspaceInfo | undefined> {
       try {
-        const ws = await client.GetWorkspace({ id });
+        const ws = (await client.GetWorkspace({ id })).workspace!;
         return {
           id: ws.id,
           organization: ws.organization,

@@ -54,7 +54,7 @@ export function startDeletionConsumer(options: {
         handle: (event: { payload: adminorgsV1.OrganizationDeleted__Output }, tx) =>
           // By id: the name may belong to a new organization by now, whose runs stay.
           removeRuns(tx, {
-            organization: { name: event.payload.organization, id: event.payload.organizationId || null },
+            organization: { name: event.payload.organization, id: event.payload.organizationId ?? null },
           }),
       },
     ],

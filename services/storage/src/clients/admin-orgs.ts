@@ -22,7 +22,7 @@ export class AdminOrgsOrganizationStatus implements OrganizationStatusLookup {
 
   async statusOf(organization: string, organizationId?: string): Promise<OrganizationStatus> {
     try {
-      const org = await this.organizations.GetOrganization({ name: organization });
+      const org = (await this.organizations.GetOrganization({ name: organization })).organization!;
       // The name was registered again after the session's organization was deleted.
       if (organizationId && org.externalId && org.externalId !== organizationId) return 'missing';
       return org.isDisabled ? 'disabled' : 'active';

@@ -20,7 +20,7 @@ export function deletionHandlers(store: ObjectStore) {
       async handle(event: ConsumedEvent<adminorgsV1.OrganizationDeleted__Output>, tx: Queryable) {
         // By id, not by the name's key prefix: the name may belong to a new organization by now,
         // whose sessions and archives stay (ADR 0019).
-        const organization = { name: event.payload.organization, id: event.payload.organizationId || null };
+        const organization = { name: event.payload.organization, id: event.payload.organizationId ?? null };
         await new SessionRepository(tx).deleteForOrganization(organization);
         await deleteObjects(tx, store, {
           keys: await new ObjectRepository(tx).keysOfOrganization(organization),

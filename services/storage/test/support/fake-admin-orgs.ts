@@ -26,9 +26,11 @@ export async function startFakeAdminOrgs(
           const status = organizations.get(req.name);
           if (status === 'missing') throw notFound();
           return {
-            name: req.name,
-            externalId: organizationIds.get(req.name) ?? '',
-            isDisabled: status === 'disabled',
+            organization: {
+              name: req.name,
+              externalId: organizationIds.get(req.name) ?? '',
+              isDisabled: status === 'disabled',
+            },
           };
         },
       } as never,

@@ -54,9 +54,10 @@ export function readAdminOrganizationUpdate(
   name: string,
 ): adminorgsV1.UpdateAdminOrganizationRequest {
   const doc = new RequestDocument(body);
-  const timeout = (names: readonly string[]): string | undefined => {
+  /** A new duration, `null` (reset: null or `""`) or undefined (absent). */
+  const timeout = (names: readonly string[]): string | null | undefined => {
     const value = oneOf(names, (n) => doc.nullableString(n));
-    return value === null ? '' : value;
+    return value === '' ? null : value;
   };
   const request: adminorgsV1.UpdateAdminOrganizationRequest = {
     name,
@@ -65,9 +66,13 @@ export function readAdminOrganizationUpdate(
     globalProviderSharing: doc.boolean('global-provider-sharing'),
     isDisabled: doc.boolean('is-disabled'),
     workerSudoEnabled: oneOf(WORKER_SUDO, (n) => doc.boolean(n)),
-    applyTimeout: timeout(APPLY_TIMEOUT),
-    planTimeout: timeout(PLAN_TIMEOUT),
   };
+  const applyTimeout = timeout(APPLY_TIMEOUT);
+  if (applyTimeout === null) request.clearApplyTimeout = true;
+  else request.applyTimeout = applyTimeout;
+  const planTimeout = timeout(PLAN_TIMEOUT);
+  if (planTimeout === null) request.clearPlanTimeout = true;
+  else request.planTimeout = planTimeout;
   const limit = doc.nullableInteger('workspace-limit');
   if (limit === null) request.clearWorkspaceLimit = true;
   else if (limit !== undefined) request.workspaceLimit = limit;

@@ -114,9 +114,9 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
       const res = await clients.adminOrganizations.ListAdminOrganizations(
         {
           page,
-          query: query.q ?? '',
-          queryName: query['q[name]'] ?? '',
-          queryEmail: query['q[email]'] ?? '',
+          query: query.q,
+          queryName: query['q[name]'],
+          queryEmail: query['q[email]'],
           moduleProducer: booleanFilter(query, 'filter[module_producer]'),
           providerProducer: booleanFilter(query, 'filter[provider_producer]'),
         },
@@ -152,10 +152,12 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
     },
     async (request, reply) => {
       const include = parseInclude(queryOf(request).include, INCLUDES);
-      const org = await clients.adminOrganizations.GetAdminOrganization(
-        { name: paramsOf<'name'>(request).name },
-        as(request),
-      );
+      const org = (
+        await clients.adminOrganizations.GetAdminOrganization(
+          { name: paramsOf<'name'>(request).name },
+          as(request),
+        )
+      ).organization!;
       return sendDocument(reply, 200, {
         data: serializeAdminOrganization(org),
         ...(include.has('owners') ? { included: await ownersOf(request, [org]) } : {}),
@@ -182,7 +184,8 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
         () => readAdminOrganizationUpdate(validBody(request), name),
         () => clients.adminOrganizations.GetAdminOrganization({ name }, as(request)),
       );
-      const org = await clients.adminOrganizations.UpdateAdminOrganization(update, as(request));
+      const org = (await clients.adminOrganizations.UpdateAdminOrganization(update, as(request)))
+        .organization!;
       return sendDocument(reply, 200, { data: serializeAdminOrganization(org) });
     },
   );

@@ -1,4 +1,4 @@
-import type { adminorgsV1 } from '@policyhub/contracts';
+import { type adminorgsV1, timestampToIso } from '@policyhub/contracts';
 import { API_PREFIX, type ResourceObject, selfLink, toMany } from '../../jsonapi/document.js';
 import { CANONICAL } from '../../vocabulary.js';
 
@@ -21,7 +21,7 @@ export function serializeAdminOrganization(o: adminorgsV1.Organization__Output):
       name: o.name,
       'external-id': o.externalId,
       'notification-email': o.email,
-      'created-at': o.createdAt,
+      'created-at': timestampToIso(o.createdAt),
       'access-beta-tools': o.accessBetaTools,
       'is-disabled': o.isDisabled,
       'sso-enabled': o.ssoEnabled,

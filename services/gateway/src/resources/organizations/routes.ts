@@ -46,7 +46,8 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
       const doc = new RequestDocument(validBody(request));
       const name = doc.string('name');
       const email = doc.string('email');
-      const org = await clients.organizations.CreateOrganization({ name, email }, as(request));
+      const org = (await clients.organizations.CreateOrganization({ name, email }, as(request)))
+        .organization!;
       return sendDocument(reply, 201, { data: serializeOrganization(org) });
     },
   );
@@ -84,10 +85,9 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       refuseInclude(queryOf(request).include);
-      const org = await clients.organizations.GetOrganization(
-        { name: paramsOf<'name'>(request).name },
-        as(request),
-      );
+      const org = (
+        await clients.organizations.GetOrganization({ name: paramsOf<'name'>(request).name }, as(request))
+      ).organization!;
       return sendDocument(reply, 200, { data: serializeOrganization(org) });
     },
   );
@@ -119,7 +119,8 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
         },
         () => clients.organizations.GetOrganization({ name }, as(request)),
       );
-      const org = await clients.organizations.UpdateOrganization({ name, newName, email }, as(request));
+      const org = (await clients.organizations.UpdateOrganization({ name, newName, email }, as(request)))
+        .organization!;
       return sendDocument(reply, 200, { data: serializeOrganization(org) });
     },
   );

@@ -1,9 +1,11 @@
-import type { adminorgsV1 } from '@policyhub/contracts';
+import { type adminorgsV1, organizationPermission, timestampToIso } from '@policyhub/contracts';
 import { type ResourceObject, selfLink } from '../../jsonapi/document.js';
 
 /** The normal (non-admin) organization view. */
 export function serializeOrganization(o: adminorgsV1.Organization__Output): ResourceObject {
-  const can = (p: string) => o.permissions.includes(p);
+  const granted = new Set<string>(o.permissions.map((p) => organizationPermission.toWord(p)));
+  const can = (p: string) => granted.has(p);
+  const isOwner = o.callerIsOwner;
   return {
     id: o.name,
     type: 'organizations',
@@ -11,15 +13,15 @@ export function serializeOrganization(o: adminorgsV1.Organization__Output): Reso
       name: o.name,
       'external-id': o.externalId,
       email: o.email,
-      'created-at': o.createdAt,
+      'created-at': timestampToIso(o.createdAt),
       permissions: {
-        'can-update': can('owners'),
-        'can-destroy': can('owners'),
+        'can-update': isOwner,
+        'can-destroy': isOwner,
         'can-manage-policies': can('manage-policies'),
         'can-manage-policy-overrides': can('manage-policy-overrides'),
         'can-create-workspace': can('manage-workspaces'),
         'can-create-project': can('manage-projects'),
-        'can-create-team': can('owners'),
+        'can-create-team': isOwner,
       },
     },
     links: selfLink(`/organizations/${encodeURIComponent(o.name)}`),

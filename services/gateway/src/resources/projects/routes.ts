@@ -13,6 +13,7 @@ import {
   pageDocument,
 } from '../../route-context.js';
 import { serializeProject } from './serializer.js';
+import { readDescription } from './description.js';
 import {
   IdParams,
   NoContent,
@@ -46,11 +47,13 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       const doc = new RequestDocument(validBody(request));
       const name = doc.string('name');
-      const description = doc.nullableString('description') ?? '';
-      const project = await clients.projects.CreateProject(
-        { organization: paramsOf<'org'>(request).org, name, description },
-        as(request),
-      );
+      const { description } = readDescription(doc);
+      const project = (
+        await clients.projects.CreateProject(
+          { organization: paramsOf<'org'>(request).org, name, description },
+          as(request),
+        )
+      ).project!;
       return sendDocument(reply, 201, { data: serializeProject(project) });
     },
   );
@@ -74,7 +77,7 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
       refuseInclude(query.include);
       const { org } = paramsOf<'org'>(request);
       const res = await clients.projects.ListProjects(
-        { organization: org, page, searchName: query['filter[names]'] ?? query.q ?? '' },
+        { organization: org, page, searchName: query['filter[names]'] ?? query.q },
         as(request),
       );
       return sendDocument(reply, 200, {
@@ -96,7 +99,8 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       refuseInclude(queryOf(request).include);
-      const project = await clients.projects.GetProject({ id: paramsOf<'id'>(request).id }, as(request));
+      const project = (await clients.projects.GetProject({ id: paramsOf<'id'>(request).id }, as(request)))
+        .project!;
       return sendDocument(reply, 200, { data: serializeProject(project) });
     },
   );
@@ -117,19 +121,17 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const { id } = paramsOf<'id'>(request);
-      const { name, description } = await readAfterVisibilityCheck(
+      const { name, ...description } = await readAfterVisibilityCheck(
         () => {
           const doc = new RequestDocument(validBody(request));
           const name = doc.string('name');
-          const description = doc.nullableString('description');
-          return { name, description };
+          const description = readDescription(doc);
+          return { name, ...description };
         },
         () => clients.projects.GetProject({ id }, as(request)),
       );
-      const project = await clients.projects.UpdateProject(
-        { id, name, description: description === null ? '' : description },
-        as(request),
-      );
+      const project = (await clients.projects.UpdateProject({ id, name, ...description }, as(request)))
+        .project!;
       return sendDocument(reply, 200, { data: serializeProject(project) });
     },
   );

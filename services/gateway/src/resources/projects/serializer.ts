@@ -1,4 +1,4 @@
-import type { adminorgsV1 } from '@policyhub/contracts';
+import { type adminorgsV1, timestampToIso } from '@policyhub/contracts';
 import { type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
 
 export function serializeProject(p: adminorgsV1.Project__Output): ResourceObject {
@@ -7,10 +7,10 @@ export function serializeProject(p: adminorgsV1.Project__Output): ResourceObject
     type: 'projects',
     attributes: {
       name: p.name,
-      description: p.description || null,
+      description: p.description ?? null,
       'is-default': p.isDefault,
-      'created-at': p.createdAt,
-      'updated-at': p.updatedAt,
+      'created-at': timestampToIso(p.createdAt),
+      'updated-at': timestampToIso(p.updatedAt),
     },
     relationships: { organization: toOne('organizations', p.organization) },
     links: selfLink(`/projects/${p.id}`),

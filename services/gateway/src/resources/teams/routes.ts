@@ -1,7 +1,6 @@
-import { PERMISSIONS } from '@policyhub/grpc-runtime';
-import type { adminorgsV1 } from '@policyhub/contracts';
+import { type adminorgsV1, organizationPermission, teamVisibility } from '@policyhub/contracts';
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '@policyhub/errors';
+import { AppError, invalidAttribute } from '@policyhub/errors';
 import { RequestDocument, readIdentifierList } from '../../jsonapi/body.js';
 import { parseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
@@ -32,10 +31,10 @@ import { identifierListBody, objectAttribute, resourceBody, stringAttribute } fr
 import { validBody } from '../../schemas/validation.js';
 
 /** `organization-access` is an object of permission → boolean; the granted ones become a list. */
-function readOrganizationAccess(doc: RequestDocument): string[] {
+function readOrganizationAccess(doc: RequestDocument): adminorgsV1.OrganizationPermission[] {
   const access = doc.object('organization-access');
   if (!access) return [];
-  const granted: string[] = [];
+  const granted: adminorgsV1.OrganizationPermission[] = [];
   for (const [key, value] of Object.entries(access)) {
     if (typeof value !== 'boolean') {
       throw new AppError('invalid', 'GATEWAY_INVALID_BODY', [
@@ -46,7 +45,8 @@ function readOrganizationAccess(doc: RequestDocument): string[] {
         },
       ]);
     }
-    if (!(PERMISSIONS as readonly string[]).includes(key)) {
+    const permission = organizationPermission.fromWord(key);
+    if (permission === undefined) {
       throw new AppError('invalid', 'GATEWAY_INVALID_BODY', [
         {
           title: 'invalid attribute',
@@ -55,9 +55,26 @@ function readOrganizationAccess(doc: RequestDocument): string[] {
         },
       ]);
     }
-    if (value) granted.push(key);
+    if (value) granted.push(permission);
   }
   return granted;
+}
+
+/**
+ * `visibility`: `secret` or `organization`; absent or `""` leaves admin-orgs' default. Checked
+ * after the rest of the body, as admin-orgs did when it read the word.
+ */
+function visibilityOf(word: string | undefined): adminorgsV1.TeamVisibility | undefined {
+  if (word === undefined || word === '') return undefined;
+  const visibility = teamVisibility.fromWord(word);
+  if (visibility === undefined) {
+    throw invalidAttribute(
+      'ADMIN_ORGS_INVALID_TEAM_VISIBILITY',
+      'visibility',
+      'Visibility must be secret or organization',
+    );
+  }
+  return visibility;
 }
 
 const TEAM_INCLUDES = ['users'] as const;
@@ -91,11 +108,18 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
       const doc = new RequestDocument(validBody(request));
       const name = doc.string('name');
       const permissions = readOrganizationAccess(doc);
-      const visibility = doc.string('visibility') ?? '';
-      const team = await clients.teams.CreateTeam(
-        { organization: paramsOf<'org'>(request).org, name, permissions, visibility },
-        as(request),
-      );
+      const visibility = doc.string('visibility');
+      const team = (
+        await clients.teams.CreateTeam(
+          {
+            organization: paramsOf<'org'>(request).org,
+            name,
+            permissions,
+            visibility: visibilityOf(visibility),
+          },
+          as(request),
+        )
+      ).team!;
       return sendDocument(reply, 201, { data: serializeTeam(team) });
     },
   );
@@ -155,7 +179,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const include = parseInclude(queryOf(request).include, TEAM_INCLUDES);
-      const team = await clients.teams.GetTeam({ id: paramsOf<'id'>(request).id }, as(request));
+      const team = (await clients.teams.GetTeam({ id: paramsOf<'id'>(request).id }, as(request))).team!;
       const included = include.has('users') ? await membersOf(request, [team]) : [];
       return sendDocument(reply, 200, {
         data: serializeTeam(team),

@@ -1,5 +1,9 @@
-import type { adminorgsV1 } from '@policyhub/contracts';
-import { PERMISSIONS } from '@policyhub/grpc-runtime';
+import {
+  type adminorgsV1,
+  organizationPermission,
+  teamVisibility,
+  timestampToIso,
+} from '@policyhub/contracts';
 import { type ResourceObject, selfLink, toMany, toOne } from '../../jsonapi/document.js';
 
 export function serializeTeam(t: adminorgsV1.Team__Output): ResourceObject {
@@ -8,10 +12,15 @@ export function serializeTeam(t: adminorgsV1.Team__Output): ResourceObject {
     type: 'teams',
     attributes: {
       name: t.name,
-      'organization-access': Object.fromEntries(PERMISSIONS.map((p) => [p, t.permissions.includes(p)])),
+      'organization-access': Object.fromEntries(
+        organizationPermission.words.map((w) => [
+          w,
+          t.permissions.includes(organizationPermission.fromKnownWord(w)),
+        ]),
+      ),
       'users-count': t.userIds.length,
-      visibility: t.visibility,
-      'created-at': t.createdAt,
+      visibility: teamVisibility.toWord(t.visibility),
+      'created-at': timestampToIso(t.createdAt),
     },
     relationships: {
       organization: toOne('organizations', t.organization),

@@ -83,7 +83,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
       const username = doc.string('username');
       const email = doc.string('email');
       const isSiteAdmin = readIsSiteAdmin(doc);
-      const user = await clients.identity.CreateUser({ username, email, isSiteAdmin }, as(request));
+      const user = (await clients.identity.CreateUser({ username, email, isSiteAdmin }, as(request))).user!;
       return sendDocument(reply, 201, { data: serializeUser(user) });
     },
   );
@@ -106,7 +106,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
       const page = parsePage(query);
       refuseInclude(query.include);
       const res = await clients.identity.ListUsers(
-        { page, query: query.q ?? '', isSiteAdmin: adminFilter(query['filter[admin]']) },
+        { page, query: query.q, isSiteAdmin: adminFilter(query['filter[admin]']) },
         as(request),
       );
       return sendDocument(reply, 200, {
@@ -155,12 +155,12 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       // A body-less POST creates a token without a description.
       const doc = new RequestDocument(request.body == null ? undefined : validBody(request));
-      const description = doc.string('description') ?? '';
-      const token = await clients.identity.CreateAuthenticationToken(
+      const description = doc.string('description');
+      const created = await clients.identity.CreateAuthenticationToken(
         { userId: paramsOf<'id'>(request).id, description },
         as(request),
       );
-      return sendDocument(reply, 201, { data: serializeToken(token) });
+      return sendDocument(reply, 201, { data: serializeToken(created.authenticationToken!, created.token) });
     },
   );
 
@@ -183,7 +183,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
         as(request),
       );
       return sendDocument(reply, 200, {
-        data: res.tokens.map(serializeToken),
+        data: res.tokens.map((t) => serializeToken(t)),
         ...pageDocument(ctx, request, res.page!),
       });
     },
@@ -201,11 +201,10 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       refuseInclude(queryOf(request).include);
-      const token = await clients.identity.GetAuthenticationToken(
-        { id: paramsOf<'id'>(request).id },
-        as(request),
-      );
-      return sendDocument(reply, 200, { data: serializeToken(token) });
+      const authenticationToken = (
+        await clients.identity.GetAuthenticationToken({ id: paramsOf<'id'>(request).id }, as(request))
+      ).authenticationToken!;
+      return sendDocument(reply, 200, { data: serializeToken(authenticationToken) });
     },
   );
 
@@ -233,7 +232,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('users', { summary: 'The calling user', response: { 200: resourceDocument('User') } }),
     },
     async (request, reply) => {
-      const user = await clients.identity.GetAccountDetails({}, as(request));
+      const user = (await clients.identity.GetAccountDetails({}, as(request))).user!;
       return sendDocument(reply, 200, { data: serializeUser(user) });
     },
   );

@@ -13,6 +13,7 @@ import {
   pageDocument,
 } from '../../route-context.js';
 import { serializeWorkspace } from './serializer.js';
+import { readDescription } from '../projects/description.js';
 import {
   IdParams,
   NoContent,
@@ -50,12 +51,14 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       const doc = new RequestDocument(validBody(request));
       const name = doc.string('name');
-      const description = doc.nullableString('description') ?? '';
-      const projectId = doc.relationshipId('project') ?? '';
-      const ws = await clients.workspaces.CreateWorkspace(
-        { organization: paramsOf<'org'>(request).org, name, description, projectId },
-        as(request),
-      );
+      const { description } = readDescription(doc);
+      const projectId = doc.relationshipId('project');
+      const ws = (
+        await clients.workspaces.CreateWorkspace(
+          { organization: paramsOf<'org'>(request).org, name, description, projectId },
+          as(request),
+        )
+      ).workspace!;
       return sendDocument(reply, 201, { data: serializeWorkspace(ws) });
     },
   );
@@ -76,7 +79,7 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
       refuseInclude(query.include);
       const { org } = paramsOf<'org'>(request);
       const res = await clients.workspaces.ListWorkspaces(
-        { organization: org, page, searchName: query['search[name]'] ?? '' },
+        { organization: org, page, searchName: query['search[name]'] },
         as(request),
       );
       return sendDocument(reply, 200, {
@@ -98,7 +101,8 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       refuseInclude(queryOf(request).include);
-      const ws = await clients.workspaces.GetWorkspace({ id: paramsOf<'id'>(request).id }, as(request));
+      const ws = (await clients.workspaces.GetWorkspace({ id: paramsOf<'id'>(request).id }, as(request)))
+        .workspace!;
       return sendDocument(reply, 200, { data: serializeWorkspace(ws) });
     },
   );
@@ -123,20 +127,19 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const { id } = paramsOf<'id'>(request);
-      const { name, description, projectId } = await readAfterVisibilityCheck(
+      const { name, projectId, ...description } = await readAfterVisibilityCheck(
         () => {
           const doc = new RequestDocument(validBody(request));
           const name = doc.string('name');
-          const description = doc.nullableString('description');
+          const description = readDescription(doc);
           const projectId = doc.relationshipId('project');
-          return { name, description, projectId };
+          return { name, projectId, ...description };
         },
         () => clients.workspaces.GetWorkspace({ id }, as(request)),
       );
-      const ws = await clients.workspaces.UpdateWorkspace(
-        { id, name, description: description === null ? '' : description, projectId },
-        as(request),
-      );
+      const ws = (
+        await clients.workspaces.UpdateWorkspace({ id, name, projectId, ...description }, as(request))
+      ).workspace!;
       return sendDocument(reply, 200, { data: serializeWorkspace(ws) });
     },
   );

@@ -1,4 +1,4 @@
-import type { adminorgsV1 } from '@policyhub/contracts';
+import { type adminorgsV1, timestampToIso } from '@policyhub/contracts';
 import { type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
 
 export function serializeWorkspace(w: adminorgsV1.Workspace__Output): ResourceObject {
@@ -7,9 +7,9 @@ export function serializeWorkspace(w: adminorgsV1.Workspace__Output): ResourceOb
     type: 'workspaces',
     attributes: {
       name: w.name,
-      description: w.description || null,
-      'created-at': w.createdAt,
-      'updated-at': w.updatedAt,
+      description: w.description ?? null,
+      'created-at': timestampToIso(w.createdAt),
+      'updated-at': timestampToIso(w.updatedAt),
     },
     relationships: {
       organization: toOne('organizations', w.organization),
