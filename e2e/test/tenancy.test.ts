@@ -256,6 +256,27 @@ describe('teams', () => {
     expect(wrongType.body.errors[0].source.pointer).toBe('/data/0/type');
   });
 
+  it('rejects an unknown team visibility with 422 naming the attribute', async () => {
+    const org = await createOrganization(t);
+    const res = await org.owner.api.post(`/organizations/${org.name}/teams`, {
+      data: { type: 'teams', attributes: { name: 'x', visibility: 'public' } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([
+      {
+        status: '422',
+        code: 'ADMIN_ORGS_INVALID_TEAM_VISIBILITY',
+        title: 'invalid attribute',
+        detail: 'Visibility must be secret or organization',
+        source: { pointer: '/data/attributes/visibility' },
+      },
+    ]);
+    const open = await org.owner.api.post(`/organizations/${org.name}/teams`, {
+      data: { type: 'teams', attributes: { name: 'y', visibility: 'organization' } },
+    });
+    expect(open.body.data.attributes.visibility).toBe('organization');
+  });
+
   it('lets only owners manage teams', async () => {
     const org = await createOrganization(t);
     const member = await createMember(t, org, ['manage-workspaces']);
@@ -343,6 +364,29 @@ describe('workspaces', () => {
     expect(updated.body.data.attributes['created-at']).toBe(ws.attributes['created-at']);
     expect((await api.delete(`/workspaces/${ws.id}`)).status).toBe(204);
     expect((await api.get(`/workspaces/${ws.id}`)).status).toBe(404);
+  });
+
+  it('serves a missing, null or empty description as null, on workspaces and projects alike', async () => {
+    const org = await createOrganization(t);
+    const api = org.owner.api;
+    for (const [type, create] of [
+      ['workspaces', `/organizations/${org.name}/workspaces`],
+      ['projects', `/organizations/${org.name}/projects`],
+    ] as const) {
+      const created = await api.post(create, { data: { type, attributes: { name: `described-${type}` } } });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.data.attributes.description, type).toBeNull();
+      const path = `/${type}/${created.body.data.id}`;
+      const described = await api.patch(path, { data: { type, attributes: { description: 'main' } } });
+      expect(described.body.data.attributes.description, type).toBe('main');
+      const renamed = await api.patch(path, { data: { type, attributes: { name: `renamed-${type}` } } });
+      expect(renamed.body.data.attributes.description, type).toBe('main');
+      for (const cleared of [null, '']) {
+        const res = await api.patch(path, { data: { type, attributes: { description: cleared } } });
+        expect(res.body.data.attributes.description, `${type} ${JSON.stringify(cleared)}`).toBeNull();
+        await api.patch(path, { data: { type, attributes: { description: 'again' } } });
+      }
+    }
   });
 
   it('rejects duplicate names, bad names and a project of another organization', async () => {
