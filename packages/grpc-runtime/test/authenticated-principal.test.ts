@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import type { adminorgsV1 } from '@policyhub/contracts';
+import { type adminorgsV1, organizationPermission } from '@policyhub/contracts';
+import { PERMISSIONS } from '@policyhub/permissions';
 import { describe, expect, it } from 'vitest';
 import { principalFromProto } from '../src/authenticated-principal.js';
 import { InternalAuth, generateSigningKeys } from '../src/internal-auth.js';
@@ -20,6 +21,10 @@ const answer: adminorgsV1.Principal__Output = {
 };
 
 describe('the principal of an Authenticate answer', () => {
+  it('knows exactly the permissions the permission model checks', () => {
+    expect([...organizationPermission.words].sort()).toEqual([...PERMISSIONS].sort());
+  });
+
   it('carries permission words, and `owners` for an owner, with each organization id', () => {
     const p = principalFromProto(answer);
     expect(p.memberships.get('acme')).toEqual(['read-runs', 'manage-policies', 'owners']);
