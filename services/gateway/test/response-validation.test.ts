@@ -66,7 +66,7 @@ async function gateway(options: {
   responseSerializer?: ResponseSerializer;
 }) {
   const clients = {
-    identity: { Authenticate: async () => ({ ...admin, memberships: [] }) },
+    identity: { Authenticate: async () => ({ principal: { ...admin, memberships: [] } }) },
     policySets: {
       GetPolicySet: async () => ({ policySet: served }),
       ListPolicySets: async () => ({
