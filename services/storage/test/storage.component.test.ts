@@ -455,6 +455,35 @@ describe('upload leases and the upload sweeper (issue 16)', () => {
     expect((await held.done).ok).toBe(true);
   });
 
+  it("an upload that lost its lease to another attempt publishes nothing and leaves the winner's archive", async () => {
+    const s = await newSession();
+    const stalled = startHeldUpload(s.token, await policyArchive());
+    await waitFor(async () => (await sessionState(s.token))?.claimed_by);
+    const winner = await tarGzOf([
+      { name: 'sentinel.hcl', content: 'policy "second" {\n  enforcement_level = "advisory"\n}\n' },
+      { name: 'second.sentinel', content: 'main = rule { true }\n' },
+    ]);
+    // The first attempt stalls past its lease (as if its process hung): a retry takes the URL.
+    const retried = await waitFor(async () => {
+      await service.db.query(
+        "UPDATE upload_sessions SET claimed_until = now() - interval '1 second' WHERE token_sha256 = $1",
+        [hashUploadToken(s.token)],
+      );
+      return storage.upload(s.token, winner).catch(() => undefined);
+    });
+    expect(retried.ok).toBe(true);
+    stalled.finish();
+    const late = await stalled.done.then(
+      () => undefined,
+      (err: unknown) => readServiceError(err),
+    );
+    expect(late?.code).toBe('STORAGE_UPLOAD_NOT_FOUND');
+    const stored: Buffer[] = [];
+    for await (const chunk of await service.store.get(s.objectKey)) stored.push(chunk as Buffer);
+    expect(Buffer.concat(stored).equals(winner)).toBe(true);
+    expect(completed.filter((e) => e.ok)).toHaveLength(1);
+  });
+
   it('settles a URL that expired unused: failed upload-completed once, the URL refused, stray bytes deleted', async () => {
     const expiredId = `polsetver-${randomBytes(4).toString('hex')}`;
     const expired = await newSession({

@@ -131,6 +131,15 @@ export class SessionRepository {
     );
   }
 
+  /** Whether the session has been used (by any attempt); false also when it no longer exists. */
+  async isUsed(sessionId: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ used: boolean }>(
+      'SELECT used_at IS NOT NULL AS used FROM upload_sessions WHERE id = $1',
+      [sessionId],
+    );
+    return rows[0]?.used ?? false;
+  }
+
   /** Marks the session used by this attempt; false when the attempt no longer holds it. */
   async markUsed(sessionId: string, attemptId: string): Promise<boolean> {
     const { rowCount } = await this.db.query(

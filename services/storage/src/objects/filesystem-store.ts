@@ -1,18 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { exactSize, ObjectNotFoundError, type ObjectStore } from './object-store.js';
+import { ObjectNotFoundError, ObjectSizeMismatchError, type ObjectStore } from './object-store.js';
+import { Digest } from './digest.js';
+import type { ObjectWriter, ObjectWriterOptions } from './object-writer.js';
 
 /** Temporary files live inside the root (same file system) so the final rename is atomic. */
 const TMP_DIR = '.tmp';
+/** A put's temporary file is touched this often while it is written (stale ones go after an hour). */
+const PUT_KEEP_ALIVE_MS = 10 * 60 * 1000;
 
 /**
  * Objects as files under `root` (embedded mode: `<DATA_DIR>/objects`). A put writes a private
  * temporary file, fsyncs it, and renames it over the key's path, so readers never see a partial
- * object and a crash leaves at most a stray temporary file.
+ * object and a crash leaves at most a stray temporary file. An upload writes the same way, through
+ * openWriter, while it streams in (no staging copy).
  */
 export class FilesystemObjectStore implements ObjectStore {
   readonly kind = 'filesystem' as const;
@@ -24,24 +27,29 @@ export class FilesystemObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: Readable, size: number): Promise<void> {
-    const target = this.pathOf(key);
-    const tmpDir = join(this.root, TMP_DIR);
-    await mkdir(tmpDir, { recursive: true });
-    const tmp = join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
-    const file = createWriteStream(tmp, { flags: 'wx', mode: 0o600 });
+    const writer = await this.openWriter(key, { keepAliveMs: PUT_KEEP_ALIVE_MS });
     try {
-      await pipeline(body, exactSize(key, size), file);
-      const handle = await open(tmp, 'r');
-      await handle.sync().finally(() => handle.close());
-      await mkdir(dirname(target), { recursive: true });
-      await rename(tmp, target);
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        if (writer.sizeBytes + chunk.length > size) {
+          throw new ObjectSizeMismatchError(key, size, writer.sizeBytes + chunk.length);
+        }
+        await writer.write(chunk);
+      }
+      if (writer.sizeBytes !== size) throw new ObjectSizeMismatchError(key, size, writer.sizeBytes);
+      await writer.seal();
+      await writer.publish();
     } catch (err) {
-      // pipeline() rejects as soon as one stream fails, possibly while the file stream is still
-      // opening its file: wait for it to close, or the file would appear after the rm below.
-      if (!file.closed) await new Promise<void>((done) => file.once('close', () => done()));
-      await rm(tmp, { force: true });
+      await writer.discard();
       throw err;
     }
+  }
+
+  async openWriter(key: string, options: Pick<ObjectWriterOptions, 'keepAliveMs'>): Promise<ObjectWriter> {
+    const target = this.pathOf(key);
+    const tmpDir = join(this.root, TMP_DIR);
+    const tmp = join(tmpDir, `${randomBytes(12).toString('hex')}.part`);
+    const handle = await inDirectory(tmpDir, () => open(tmp, 'wx', 0o600));
+    return new FilesystemObjectWriter(target, tmp, handle, options.keepAliveMs);
   }
 
   async get(key: string): Promise<Readable> {
@@ -127,6 +135,87 @@ export class FilesystemObjectStore implements ObjectStore {
         ),
     );
     return nested.flat();
+  }
+}
+
+/**
+ * Writes into a private temporary file inside the store (same file system as the objects), fsyncs
+ * it at seal and renames it over the key's path at publish. While it lives its modification time
+ * is refreshed every `keepAliveMs`, even when the sender pauses, so the sweep of stale
+ * temporaries (removeStaleTemporaries) never takes a live one.
+ */
+class FilesystemObjectWriter implements ObjectWriter {
+  private readonly digest = new Digest();
+  private readonly keepAlive: NodeJS.Timeout;
+  private handle: FileHandle | undefined;
+  private state: 'writing' | 'sealed' | 'published' | 'discarded' = 'writing';
+
+  constructor(
+    private readonly target: string,
+    private readonly tmp: string,
+    handle: FileHandle,
+    keepAliveMs: number,
+  ) {
+    this.handle = handle;
+    this.keepAlive = setInterval(() => {
+      const now = new Date();
+      utimes(this.tmp, now, now).catch(() => {});
+    }, keepAliveMs);
+    this.keepAlive.unref();
+  }
+
+  get sizeBytes(): number {
+    return this.digest.sizeBytes;
+  }
+
+  async write(chunk: Buffer): Promise<void> {
+    if (this.state !== 'writing' || !this.handle) throw new Error('object writer is closed');
+    this.digest.update(chunk);
+    let offset = 0;
+    while (offset < chunk.length) {
+      const { bytesWritten } = await this.handle.write(chunk, offset);
+      offset += bytesWritten;
+    }
+  }
+
+  async seal(): Promise<string> {
+    if (this.state !== 'writing' || !this.handle) throw new Error('object writer is closed');
+    const handle = this.handle;
+    this.handle = undefined;
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    this.state = 'sealed';
+    return this.digest.digest();
+  }
+
+  async publish(): Promise<void> {
+    if (this.state !== 'sealed') throw new Error('only a sealed object can be published');
+    await inDirectory(dirname(this.target), () => rename(this.tmp, this.target));
+    this.state = 'published';
+    clearInterval(this.keepAlive);
+  }
+
+  async discard(): Promise<void> {
+    clearInterval(this.keepAlive);
+    if (this.state === 'published' || this.state === 'discarded') return;
+    this.state = 'discarded';
+    await this.handle?.close().catch(() => {});
+    this.handle = undefined;
+    await rm(this.tmp, { force: true });
+  }
+}
+
+/** Runs `op`, creating `dir` first only when `op` finds it missing (the rare case: one syscall less). */
+async function inDirectory<T>(dir: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await mkdir(dir, { recursive: true });
+    return op();
   }
 }
 

@@ -1,4 +1,5 @@
 import { type Readable, Transform } from 'node:stream';
+import type { ObjectWriter, ObjectWriterOptions } from './object-writer.js';
 
 /**
  * The object store port: where archives and other blobs live. Keys are validated by the caller
@@ -13,6 +14,11 @@ import { type Readable, Transform } from 'node:stream';
 export interface ObjectStore {
   readonly kind: 'filesystem' | 's3';
   put(key: string, body: Readable, size: number, contentType?: string): Promise<void>;
+  /**
+   * Writes an object as it streams in, visible only once published (see object-writer.ts). Stores
+   * that must know the size first do not implement it; openObjectWriter then stages the bytes.
+   */
+  openWriter?(key: string, options: ObjectWriterOptions): Promise<ObjectWriter>;
   get(key: string): Promise<Readable>;
   /** Size in bytes, or undefined when absent. */
   stat(key: string): Promise<{ size: number } | undefined>;

@@ -4,14 +4,14 @@ import { ObjectRepository } from '../db/object-repository.js';
 import { organizationOf, requireObjectKey } from '../domain/object-keys.js';
 import { formatBytes } from '../domain/upload-limits.js';
 import type { ObjectStore } from '../objects/object-store.js';
-import { StagingFile } from '../uploads/staging-file.js';
+import { openObjectWriter } from '../objects/object-writer.js';
 
 export interface PutObjectDeps {
   db: Db;
   store: ObjectStore;
   stagingDir: string;
   maxObjectBytes: number;
-  /** How often the staging file is touched while the object streams in (see StagingFile). */
+  /** How often the object's temporary file is touched while it streams in (see StagingFile). */
   stagingKeepAliveMs: number;
 }
 
@@ -24,8 +24,9 @@ export class ObjectAbandonedError extends Error {
 }
 
 /**
- * Stores an object given by key (internal callers, e.g. a run's plan JSON): staged first so the
- * store gets a known size, then recorded with its size and SHA-256. Replaces an existing object.
+ * Stores an object given by key (internal callers, e.g. a run's plan JSON): streamed into the
+ * object store through a writer (invisible until published), then recorded with its size and
+ * SHA-256. Replaces an existing object.
  */
 export async function putObject(
   deps: PutObjectDeps,
@@ -35,32 +36,36 @@ export async function putObject(
 ) {
   const key = requireObjectKey(header.key);
   const contentType = header.contentType || 'application/octet-stream';
-  const staging = await StagingFile.create(deps.stagingDir, deps.stagingKeepAliveMs);
+  const writer = await openObjectWriter(deps.store, key, {
+    contentType,
+    keepAliveMs: deps.stagingKeepAliveMs,
+    stagingDir: deps.stagingDir,
+  });
   try {
     for await (const chunk of body) {
-      if (staging.sizeBytes + chunk.length > deps.maxObjectBytes) {
+      if (writer.sizeBytes + chunk.length > deps.maxObjectBytes) {
         throw tooLarge(
           'STORAGE_OBJECT_TOO_LARGE',
           `the object is larger than ${formatBytes(deps.maxObjectBytes)}`,
         );
       }
-      await staging.write(chunk);
+      await writer.write(chunk);
     }
-    const sha256 = await staging.seal();
+    const sha256 = await writer.seal();
     // A caller that cancelled (e.g. runs refusing a plan mid-stream) leaves a body that may look
     // complete here: it must store nothing.
     if (isAbandoned()) throw new ObjectAbandonedError();
-    await deps.store.put(key, await staging.read(), staging.sizeBytes, contentType);
+    await writer.publish();
     await new ObjectRepository(deps.db).upsert({
       key,
       organization: organizationOf(key),
       organizationId: header.organizationId ?? '',
-      sizeBytes: staging.sizeBytes,
+      sizeBytes: writer.sizeBytes,
       sha256,
       contentType,
     });
-    return { key, sizeBytes: staging.sizeBytes, sha256 };
+    return { key, sizeBytes: writer.sizeBytes, sha256 };
   } finally {
-    await staging.remove();
+    await writer.discard();
   }
 }

@@ -19,8 +19,8 @@ import {
 } from '../domain/upload-sessions.js';
 import { enqueueUploadCompleted, type UploadOutcome } from '../events/upload-completed.js';
 import type { ObjectStore } from '../objects/object-store.js';
+import { type ObjectWriter, openObjectWriter } from '../objects/object-writer.js';
 import { ArchiveInspector } from './archive-inspector.js';
-import { StagingFile } from './staging-file.js';
 
 export interface UploadDeps {
   db: Db;
@@ -48,16 +48,18 @@ export class UploadAbandonedError extends Error {
 
 /**
  * The upload pipeline (DESIGN §7.2). Claims the session the token names, streams the body through
- * the archive inspector into a staging file, stores the archive only if it passed, then marks the
- * session used and writes storage.upload-completed in ONE transaction, for both outcomes. After
- * the commit it flushes the outbox, so in embedded mode the owner has applied the outcome before
- * the caller answers.
+ * the archive inspector straight into the object store (a writer whose bytes are invisible until
+ * published, docs/adr/0037), and then, in ONE transaction, marks the session used, publishes the
+ * object under its key (only if the archive passed), records it and writes
+ * storage.upload-completed, for both outcomes. After the commit it flushes the outbox, so in
+ * embedded mode the owner has applied the outcome before the caller answers.
  *
  * Token problems (unknown, used, expired, held by another upload) throw before anything is read.
  * If the body stops early (client gone, timeout) the session is released untouched and nothing
- * is stored. So does an organization that is disabled or gone: checked with admin-orgs before the
- * body is read and again before anything is stored, the session stays unused (the owner's
- * version unchanged) and the same URL works once the organization is enabled again.
+ * is stored. So does an organization that is disabled or gone: checked with admin-orgs while the
+ * body streams in (a refusal stops reading at once) and again once it has ended, while the bytes
+ * are made durable; the session stays unused (the owner's version unchanged) and the same URL
+ * works once the organization is enabled again.
  */
 export async function receiveUpload(
   deps: UploadDeps,
@@ -69,45 +71,55 @@ export async function receiveUpload(
   const attempt = session.attemptId;
   const sessions = new SessionRepository(deps.db);
   const lease = renewLease(deps, session.id, attempt);
-  const staging = await StagingFile.create(deps.stagingDir, leaseRenewalMs(deps.limits)).catch(
-    async (err: unknown) => {
-      lease.stop();
-      await sessions.release(session.id, attempt).catch(() => {});
-      throw err;
-    },
-  );
+  const organizationCheck = () =>
+    requireUploadableOrganization(deps.organizations, session.organization, session.organizationId);
+  // The first check runs while the body streams in; its refusal ends the stream (see withDeadline).
+  const checkedBefore = organizationCheck();
+  checkedBefore.catch(() => {});
+  const writer = await openObjectWriter(deps.store, session.objectKey, {
+    contentType: 'application/gzip',
+    keepAliveMs: leaseRenewalMs(deps.limits),
+    stagingDir: deps.stagingDir,
+  }).catch(async (err: unknown) => {
+    lease.stop();
+    await sessions.release(session.id, attempt).catch(() => {});
+    throw err;
+  });
   const inspector = new ArchiveInspector(deps.limits, { layout: session.layout, root: session.layoutRoot });
-  let stored = false;
+  const published = { value: false };
   try {
-    await requireUploadableOrganization(deps.organizations, session.organization, session.organizationId);
-    for await (const chunk of withDeadline(body, deps.limits.uploadTimeoutMs)) {
+    for await (const chunk of withDeadline(body, deps.limits.uploadTimeoutMs, checkedBefore)) {
       await inspector.write(chunk);
       if (inspector.isOverLimit) break;
-      if (!inspector.rejected) await staging.write(chunk);
+      if (!inspector.rejected) await writer.write(chunk);
     }
+    await checkedBefore;
     const inspection = await inspector.finish();
-    const sha256 = await staging.seal();
+    // Disabled or deleted while the body streamed in: refuse before any outcome is recorded. The
+    // second check runs while the accepted bytes are made durable.
+    const [sha256] = await Promise.all([
+      inspection.ok ? writer.seal() : writer.discard().then(() => ''),
+      organizationCheck(),
+    ]);
     // A sender that went away leaves a truncated body: that must not spend the URL.
     if (isAbandoned()) throw new UploadAbandonedError();
-    // Disabled or deleted while the body streamed in: refuse before any outcome is recorded.
-    await requireUploadableOrganization(deps.organizations, session.organization, session.organizationId);
     const outcome: UploadOutcome = inspection.ok ? { ...inspection, sha256 } : inspection;
-    if (outcome.ok) {
-      await deps.store.put(session.objectKey, await staging.read(), staging.sizeBytes, 'application/gzip');
-      stored = true;
-      if (isAbandoned()) throw new UploadAbandonedError();
-    }
-    await completeUpload(deps, session, attempt, outcome);
+    await completeUpload(deps, session, attempt, outcome, writer, published);
     await deps.relay.flushWithin();
     return { session, outcome };
   } catch (err) {
     inspector.abort();
+    await writer.discard();
+    // Published but not recorded (the commit failed): remove the object unless the session ended
+    // up used after all (a commit whose answer was lost). Nobody else can publish under this key
+    // meanwhile: this attempt still holds the session.
+    if (published.value && (await sessions.isUsed(session.id).catch(() => true)) === false) {
+      await deps.store.delete([session.objectKey]).catch(() => {});
+    }
     await sessions.release(session.id, attempt).catch(() => {});
-    if (stored) await deps.store.delete([session.objectKey]).catch(() => {});
     throw err;
   } finally {
     lease.stop();
-    await staging.remove();
   }
 }
 
@@ -145,12 +157,21 @@ async function claimSession(deps: UploadDeps, token: string): Promise<UploadSess
   );
 }
 
-/** Marks the session used and records the outcome; the session may have been revoked meanwhile. */
+/**
+ * Marks the session used, publishes the object (accepted archives only) and records the outcome,
+ * in one transaction. Marking the session used locks its row, so the object appears under the
+ * key only while this attempt provably holds the session: an attempt whose lease lapsed (and was
+ * taken over) or whose session was revoked publishes nothing, and two attempts never both
+ * publish. A crash after the publish and before the commit leaves an object nobody recorded,
+ * which the next attempt replaces or the expiry sweep removes (ADR 0024).
+ */
 async function completeUpload(
   deps: UploadDeps,
   session: UploadSession,
   attemptId: string,
   outcome: UploadOutcome,
+  writer: ObjectWriter,
+  published: { value: boolean },
 ) {
   await deps.db.transaction(async (tx) => {
     if (!(await new SessionRepository(tx).markUsed(session.id, attemptId))) {
@@ -159,6 +180,8 @@ async function completeUpload(
       throw notFound('STORAGE_UPLOAD_NOT_FOUND');
     }
     if (outcome.ok) {
+      await writer.publish();
+      published.value = true;
       await new ObjectRepository(tx).upsert({
         key: session.objectKey,
         organization: session.organization,
@@ -173,11 +196,23 @@ async function completeUpload(
   });
 }
 
-/** Iterates `source` but throws once `ms` have passed since the first chunk was asked for. */
-async function* withDeadline(source: AsyncIterable<Buffer>, ms: number): AsyncGenerator<Buffer> {
+/**
+ * Iterates `source` but throws once `ms` have passed since the first chunk was asked for, or as
+ * soon as `refusal` rejects (the organization check that runs while the body streams in).
+ */
+async function* withDeadline(
+  source: AsyncIterable<Buffer>,
+  ms: number,
+  refusal: Promise<unknown>,
+): AsyncGenerator<Buffer> {
   const iterator = source[Symbol.asyncIterator]();
   const deadline = Date.now() + ms;
+  const refused = refusal.then(() => new Promise<never>(() => {}));
+  refused.catch(() => {});
   let timer: NodeJS.Timeout | undefined;
+  // While a read is pending (the race was lost to the deadline or the refusal), returning would
+  // wait for that read: the source is then closed without waiting.
+  let reading = false;
   try {
     while (true) {
       const timeout = new Promise<never>((_, reject) => {
@@ -189,13 +224,17 @@ async function* withDeadline(source: AsyncIterable<Buffer>, ms: number): AsyncGe
           Math.max(0, deadline - Date.now()),
         );
       });
-      const next = await Promise.race([iterator.next(), timeout]);
+      reading = true;
+      const next = await Promise.race([iterator.next(), timeout, refused]);
+      reading = false;
       clearTimeout(timer);
       if (next.done) return;
       yield next.value;
     }
   } finally {
     clearTimeout(timer);
-    await iterator.return?.();
+    const closed = iterator.return?.();
+    if (reading) closed?.catch(() => {});
+    else await closed;
   }
 }

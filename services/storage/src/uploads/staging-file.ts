@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rm, stat, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { Digest } from '../objects/digest.js';
 
 const SUFFIX = '.upload';
 
@@ -16,10 +17,8 @@ const SUFFIX = '.upload';
  */
 export class StagingFile {
   private handle: FileHandle | undefined;
-  private readonly hash = createHash('sha256');
-  private digest: string | undefined;
+  private readonly digest = new Digest();
   private keepAlive: NodeJS.Timeout | undefined;
-  sizeBytes = 0;
 
   private constructor(readonly path: string) {}
 
@@ -60,10 +59,13 @@ export class StagingFile {
     return removed;
   }
 
+  get sizeBytes(): number {
+    return this.digest.sizeBytes;
+  }
+
   async write(chunk: Buffer): Promise<void> {
     if (!this.handle) throw new Error('staging file is closed');
-    this.hash.update(chunk);
-    this.sizeBytes += chunk.length;
+    this.digest.update(chunk);
     let offset = 0;
     while (offset < chunk.length) {
       const { bytesWritten } = await this.handle.write(chunk, offset);
@@ -75,8 +77,7 @@ export class StagingFile {
   async seal(): Promise<string> {
     await this.handle?.close();
     this.handle = undefined;
-    this.digest ??= this.hash.digest('hex');
-    return this.digest;
+    return this.digest.digest();
   }
 
   /** A fresh stream of the sealed content. */
