@@ -37,13 +37,11 @@ export async function enqueueEvent(
   const bytes = encodeMessage(topic.type, { ...payload, eventId, occurredAt: occurredAtValue(topic, now) });
   const headers: Record<string, string> = {};
   propagation.inject(context.active(), headers);
-  await tx.query('INSERT INTO outbox (event_id, topic, key, payload, headers) VALUES ($1, $2, $3, $4, $5)', [
-    eventId,
-    topic.name,
-    key,
-    bytes,
-    headers,
-  ]);
-  await tx.query(`SELECT pg_notify(current_schema() || '_outbox', '')`);
+  // One round trip: the row, and the NOTIFY that wakes the relay once the transaction commits.
+  await tx.query(
+    `WITH inserted AS (INSERT INTO outbox (event_id, topic, key, payload, headers) VALUES ($1, $2, $3, $4, $5) RETURNING 1)
+     SELECT pg_notify(current_schema() || '_outbox', '') FROM inserted`,
+    [eventId, topic.name, key, bytes, headers],
+  );
   return { eventId, occurredAt };
 }

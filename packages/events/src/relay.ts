@@ -53,6 +53,9 @@ export class OutboxRelay {
   private lagTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  /** Batch queries issued so far; a flush waits for one issued after it was called. */
+  private batchQueries = 0;
+  private waiters: Array<{ after: number; resolve: () => void }> = [];
   private stopped = false;
   private lastPublishError: string | undefined;
 
@@ -103,46 +106,68 @@ export class OutboxRelay {
   }
 
   /**
-   * Publishes everything pending now. Concurrent calls coalesce; the promise resolves once the
-   * rows that were pending when it was called are published (or publishing failed and will retry).
+   * Publishes everything pending now. Concurrent calls coalesce; the promise resolves as soon as
+   * the rows that were pending when it was called are published (or publishing failed and will
+   * retry): once a batch query issued after the call has come back short, not after whatever
+   * further passes later wake-ups (its own NOTIFY, say) ask for.
    */
   flush(): Promise<void> {
     if (this.stopped) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.waiters.push({ after: this.batchQueries, resolve }));
     if (this.running) {
       this.again = true;
-      return this.running;
+      return done;
     }
     // The relay's own queries belong to no request: whoever woke it must not adopt them in its trace.
     this.running = context
-      .with(ROOT_CONTEXT, async () => {
-        do {
-          this.again = false;
-          try {
-            while ((await this.publishBatch()) > 0) {}
-            this.lastPublishError = undefined;
-          } catch (err) {
-            this.lastPublishError = (err as Error).message;
-            const level = err instanceof TransportNotReadyError ? 'debug' : 'warn';
-            this.options.logger[level]({ err: (err as Error).message }, 'outbox publish failed; will retry');
-            break;
-          }
-        } while (this.again && !this.stopped);
-      })
+      .with(ROOT_CONTEXT, () => this.publishPending())
       .finally(() => {
         this.running = undefined;
+        this.release(Number.POSITIVE_INFINITY);
       });
-    return this.running;
+    return done;
   }
 
-  private async publishBatch(): Promise<number> {
+  private async publishPending(): Promise<void> {
+    const batchSize = this.options.batchSize ?? 100;
+    do {
+      this.again = false;
+      try {
+        let batch: { query: number; rows: number };
+        // A short batch took every row its query saw: rows committed later NOTIFY (again).
+        do batch = await this.publishBatch(batchSize);
+        while (batch.rows === batchSize && !this.stopped);
+        this.lastPublishError = undefined;
+        this.release(batch.query);
+      } catch (err) {
+        this.lastPublishError = (err as Error).message;
+        const level = err instanceof TransportNotReadyError ? 'debug' : 'warn';
+        this.options.logger[level]({ err: (err as Error).message }, 'outbox publish failed; will retry');
+        break;
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** Resolves the flushes called before batch query number `query` was issued. */
+  private release(query: number): void {
+    this.waiters = this.waiters.filter((w) => {
+      if (w.after >= query) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  /** One batch: its query's number (see flush) and how many rows it published. */
+  private async publishBatch(batchSize: number): Promise<{ query: number; rows: number }> {
     const { db, transport } = this.options;
     return db.transaction(async (tx) => {
+      const query = ++this.batchQueries;
       const { rows } = await tx.query<OutboxRow>(
         `SELECT id, event_id, topic, key, payload, headers FROM outbox
           WHERE sent_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.options.batchSize ?? 100],
+        [batchSize],
       );
-      if (rows.length === 0) return 0;
+      if (rows.length === 0) return { query, rows: 0 };
       const messages: BusMessage[] = rows.map((r) => ({
         topic: r.topic,
         key: r.key,
@@ -152,10 +177,13 @@ export class OutboxRelay {
       }));
       await publishInOriginalContext(transport, messages);
       if (PAUSE_BEFORE_MARK_SENT_MS > 0) await new Promise((r) => setTimeout(r, PAUSE_BEFORE_MARK_SENT_MS));
-      await tx.query('UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[])', [
-        rows.map((r) => r.id),
-      ]);
-      return rows.length;
+      // Marking sent need not wait for its own WAL flush: if a crash loses it, the rows are sent
+      // again and consumers skip what they already applied (ADR 0037). One round trip.
+      const ids = rows.map((r) => Number(r.id)).join(',');
+      await tx.query(
+        `SET LOCAL synchronous_commit = off; UPDATE outbox SET sent_at = now() WHERE id IN (${ids})`,
+      );
+      return { query, rows: rows.length };
     });
   }
 
@@ -204,6 +232,7 @@ export class OutboxRelay {
     if (this.timer) clearInterval(this.timer);
     if (this.lagTimer) clearInterval(this.lagTimer);
     await this.running?.catch(() => {});
+    this.release(Number.POSITIVE_INFINITY);
     await this.listener?.end().catch(() => {});
   }
 }
