@@ -18,8 +18,8 @@ import { startSlowUpload } from './support/slow-upload.js';
  * Issue 16: storage SIGKILLed in the middle of an upload. The dead upload used to hold its URL
  * for the whole upload timeout (15 minutes of 409 "in progress") and leave its partial staging
  * file for ever. Now the upload holds the URL with a short lease it renews while it runs, and
- * the upload sweeper removes staging files no live process keeps fresh (ADR 0024): a retry after
- * the restart works within a lease, and the partial file goes.
+ * the upload sweeper removes partial files no live process keeps fresh (ADR 0024, 0037): a retry
+ * after the restart works within a lease, and the partial file goes.
  */
 const LEASE_SECONDS = 2;
 
@@ -28,13 +28,22 @@ let api: ApiClient;
 let org: string;
 let stagingDir: string;
 
-const stagingFiles = () => {
+const filesIn = (dir: string, suffix: string) => {
   try {
-    return readdirSync(stagingDir).filter((name) => name.endsWith('.upload'));
+    return readdirSync(dir).filter((name) => name.endsWith(suffix));
   } catch {
     return [];
   }
 };
+/**
+ * The partial files of uploads in progress: a filesystem object store takes the body straight
+ * into its own temporary directory (ADR 0037); a store that needs the size first stages it in
+ * UPLOAD_TMP_DIR.
+ */
+const stagingFiles = () => [
+  ...filesIn(stagingDir, '.upload'),
+  ...filesIn(join(t.dataDir, 'objects', '.tmp'), '.part'),
+];
 
 beforeAll(async () => {
   stagingDir = join(mkdtempSync(join(tmpdir(), 'policyhub-staging-')), 'staging');
@@ -63,7 +72,7 @@ describe('storage dies mid-upload', () => {
     const archive = await policyArchive();
     const slow = startSlowUpload(v.upload, archive);
     await slow.sendFirstHalf();
-    // Storage holds the URL and is writing the body to a staging file.
+    // Storage holds the URL and is writing the body to a partial file.
     await waitFor(() => stagingFiles().length > 0 || undefined, 20_000);
     const partial = stagingFiles();
 

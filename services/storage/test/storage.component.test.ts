@@ -548,17 +548,22 @@ describe('upload leases and the upload sweeper (issue 16)', () => {
     const fresh = join(staging, 'in-progress-elsewhere.upload');
     const otherFile = join(staging, 'not-ours.txt');
     const staleTemporary = join(temporaries, 'interrupted.part');
-    for (const file of [stale, fresh, otherFile, staleTemporary]) writeFileSync(file, 'partial');
+    // A partial upload written straight into the store, by an upload alive elsewhere.
+    const freshTemporary = join(temporaries, 'being-written.part');
+    for (const file of [stale, fresh, otherFile, staleTemporary, freshTemporary])
+      writeFileSync(file, 'partial');
     for (const file of [stale, otherFile, staleTemporary]) utimesSync(file, old, old);
 
     expect(await service.sweeper!.sweep()).toMatchObject({ stagingFiles: 1, objectTemporaries: 1 });
-    expect([stale, fresh, otherFile, staleTemporary].map((f) => existsSync(f))).toEqual([
+    expect([stale, fresh, otherFile, staleTemporary, freshTemporary].map((f) => existsSync(f))).toEqual([
       false,
       true,
       true,
       false,
+      true,
     ]);
     rmSync(fresh);
+    rmSync(freshTemporary);
     rmSync(otherFile);
   });
 });

@@ -8,8 +8,11 @@ import type { ObjectWriter, ObjectWriterOptions } from './object-writer.js';
 
 /** Temporary files live inside the root (same file system) so the final rename is atomic. */
 const TMP_DIR = '.tmp';
-/** A put's temporary file is touched this often while it is written (stale ones go after an hour). */
-const PUT_KEEP_ALIVE_MS = 10 * 60 * 1000;
+/**
+ * A put's temporary file is touched this often while it is written: the upload sweeper removes
+ * temporaries untouched for two upload leases (at least 2 s).
+ */
+const PUT_KEEP_ALIVE_MS = 1000;
 
 /**
  * Objects as files under `root` (embedded mode: `<DATA_DIR>/objects`). A put writes a private

@@ -12,8 +12,6 @@ import { StagingFile } from './staging-file.js';
 const BATCH = 100;
 /** Upper bound of batches per pass, so one pass cannot go on for ever behind a flood. */
 const MAX_BATCHES_PER_PASS = 100;
-/** The object store's own temporaries (a put interrupted by a crash) are removed after this. */
-const OBJECT_TEMPORARY_MAX_AGE_MS = 60 * 60 * 1000;
 
 export interface UploadSweeperOptions {
   db: Db;
@@ -38,7 +36,7 @@ export interface SweepResult {
  *   expired, and storage.upload-completed (failed, STORAGE_UPLOAD_EXPIRED) goes to the outbox in
  *   the same transaction, so the owner's version becomes `errored` instead of `pending` forever;
  *   an object a dead attempt may have put under the session's key is deleted;
- * - staging files no live upload keeps fresh, and stale temporaries of the object store.
+ * - staging files and object store temporaries (partial uploads) no live upload keeps fresh.
  * Runs at start and every `intervalMs`. Replicas share the work: sessions are taken with
  * SKIP LOCKED, and only files no process has touched for two leases are removed.
  */
@@ -94,7 +92,8 @@ export class UploadSweeper {
   }
 
   private async removeStaleTemporaries(): Promise<number> {
-    return (await this.options.store.removeStaleTemporaries?.(OBJECT_TEMPORARY_MAX_AGE_MS)) ?? 0;
+    // Live writers keep their temporaries fresh, like staging files (docs/adr/0037).
+    return (await this.options.store.removeStaleTemporaries?.(staleStagingMs(this.options.limits))) ?? 0;
   }
 
   private async expireSessions(): Promise<number> {
