@@ -58,12 +58,40 @@ const toObjectOptions: protobuf.IConversionOptions = {
   oneofs: true,
 };
 
-/** Encodes a message (by fully qualified name, e.g. `policyhub.storage.v1.UploadCompleted`). */
+/**
+ * Encodes a message (by fully qualified name, e.g. `policyhub.storage.v1.UploadCompleted`). Enum
+ * fields take their value names, as the loader hands them out (`enums: String`); a name the enum
+ * does not have is refused like any other wrong value.
+ */
 export function encodeMessage(typeName: string, value: object): Buffer {
   const type = messageRoot().lookupType(typeName);
-  const problem = type.verify(value);
+  const problem = type.verify(withEnumNumbers(type, value));
   if (problem) throw new Error(`invalid ${typeName}: ${problem}`);
   return Buffer.from(type.encode(type.fromObject(value)).finish());
+}
+
+/** A copy of `value` whose enum value names are their numbers (what `verify` checks against). */
+function withEnumNumbers(type: protobuf.Type, value: object): object {
+  const out: Record<string, unknown> = { ...value };
+  for (const field of type.fieldsArray) {
+    const v = out[field.name];
+    if (v === undefined || v === null) continue;
+    const resolved = field.resolve().resolvedType;
+    const convert = (x: unknown): unknown => {
+      if (resolved instanceof protobuf.Enum) {
+        return typeof x === 'string' && Object.hasOwn(resolved.values, x) ? resolved.values[x] : x;
+      }
+      return resolved instanceof protobuf.Type && typeof x === 'object' && x !== null
+        ? withEnumNumbers(resolved, x)
+        : x;
+    };
+    if (field.map) {
+      out[field.name] = Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, convert(x)]));
+    } else {
+      out[field.name] = field.repeated && Array.isArray(v) ? v.map(convert) : convert(v);
+    }
+  }
+  return out;
 }
 
 export function decodeMessage<T>(typeName: string, bytes: Uint8Array): T {

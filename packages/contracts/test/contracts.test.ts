@@ -22,6 +22,33 @@ describe('the shared proto loader', () => {
     });
   });
 
+  it('takes enum fields by value name and refuses a name the enum lacks', () => {
+    const event = {
+      eventId: 'e-2',
+      occurredAt: '2026-01-01T00:00:00.000Z',
+      organization: 'acme',
+      ownerKind: 'UPLOAD_OWNER_KIND_CONFIGURATION_VERSION',
+      ownerId: 'cv-1',
+      ownerParentId: 'ws-1',
+      ok: false,
+      errorCode: 'STORAGE_UPLOAD_EXPIRED',
+      errorMessage: 'expired',
+    };
+    const decoded = decodeMessage<Record<string, unknown>>(
+      'policyhub.storage.v1.UploadCompleted',
+      encodeMessage('policyhub.storage.v1.UploadCompleted', event),
+    );
+    expect(decoded).toMatchObject({
+      ownerKind: 'UPLOAD_OWNER_KIND_CONFIGURATION_VERSION',
+      errorCode: 'STORAGE_UPLOAD_EXPIRED',
+    });
+    // Unset optional fields stay unset (no '' standing for "none").
+    expect(decoded.objectKey).toBeUndefined();
+    expect(() =>
+      encodeMessage('policyhub.storage.v1.UploadCompleted', { ...event, ownerKind: 'configuration-version' }),
+    ).toThrow(/ownerKind: enum value expected/);
+  });
+
   it('refuses a payload of the wrong shape', () => {
     expect(() => encodeMessage('policyhub.adminorgs.v1.WorkspaceDeleted', { workspaceId: 5 })).toThrow(
       /invalid/,

@@ -20,12 +20,6 @@ const knownExceptions = new Set<string>([
   'policyhub.runs.v1.PolicyEvaluator/ReadPolicyCheckObject response policyhub.runs.v1.PolicyCheckObjectChunk',
   'policyhub.runs.v1.RunExecutor/ReportPlanFinishedStream request policyhub.runs.v1.ReportPlanFinishedChunk',
   'policyhub.runs.v1.RunExecutor/ReportPlanFinishedStream response policyhub.runs.v1.ReportPlanFinishedResponse',
-  'policyhub.storage.v1.Storage/CreateUploadSession response policyhub.storage.v1.UploadSession',
-  'policyhub.storage.v1.Storage/Upload request policyhub.storage.v1.UploadChunk',
-  'policyhub.storage.v1.Storage/Upload response policyhub.storage.v1.UploadResult',
-  'policyhub.storage.v1.Storage/PutObject request policyhub.storage.v1.PutObjectChunk',
-  'policyhub.storage.v1.Storage/PutObject response policyhub.storage.v1.ObjectInfo',
-  'policyhub.storage.v1.Storage/GetObject response policyhub.storage.v1.ObjectChunk',
 ]);
 
 type Use = { key: string; pkg: string; rpc: string; side: 'request' | 'response'; message: string };

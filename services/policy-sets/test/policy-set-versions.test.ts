@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { contracts, encodeMessage, timestampToIso } from '@policyhub/contracts';
+import { contracts, encodeMessage, fromTimestamp, timestampToIso } from '@policyhub/contracts';
 import { InProcessTransport, TOPICS } from '@policyhub/events';
 import { createClient, readServiceError } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
@@ -97,7 +97,7 @@ async function uploadCompleted(payload: Record<string, unknown>, eventId = rando
 
 const succeeded = (v: { id: string; policySetId: string }) => ({
   organization: ORG,
-  ownerKind: 'policy-set-version',
+  ownerKind: 'UPLOAD_OWNER_KIND_POLICY_SET_VERSION',
   ownerId: v.id,
   ownerParentId: v.policySetId,
   ok: true,
@@ -123,14 +123,14 @@ describe('creating versions', () => {
     const session = storage.state.sessions.at(-1)!;
     expect(session).toMatchObject({
       organization: ORG,
-      ownerKind: 'policy-set-version',
+      ownerKind: 'UPLOAD_OWNER_KIND_POLICY_SET_VERSION',
       ownerId: v.id,
       ownerParentId: set.id,
     });
-    expect(Date.parse(session.expiresAt) - Date.parse(timestampToIso(v.createdAt)!)).toBe(3600_000);
+    expect(fromTimestamp(session.expiresAt)!.getTime() - Date.parse(timestampToIso(v.createdAt)!)).toBe(3600_000);
     expect(session.token).toBe(v.uploadToken);
     // A kind_a set's archive must be a Sentinel policy set (storage checks it at upload).
-    expect(session).toMatchObject({ layout: 'sentinel', layoutRoot: '' });
+    expect(session).toMatchObject({ layout: 'ARCHIVE_LAYOUT_SENTINEL', layoutRoot: '' });
 
     const after = (await sets.GetPolicySet({ id: set.id }, as)).policySet!;
     expect(after).toMatchObject({ versioned: true, newestVersionId: v.id });
@@ -140,7 +140,7 @@ describe('creating versions', () => {
   it('asks storage for the OPA layout for a kind_b set', async () => {
     const set = await newSet({ kind: 'POLICY_KIND_B' });
     (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
-    expect(storage.state.sessions.at(-1)).toMatchObject({ layout: 'opa', layoutRoot: '' });
+    expect(storage.state.sessions.at(-1)).toMatchObject({ layout: 'ARCHIVE_LAYOUT_OPA', layoutRoot: '' });
   });
 
   it('refuses sets with a VCS repository or individual policies, with the upstream message', async () => {
@@ -274,7 +274,7 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
     await uploadCompleted({
       ...succeeded(bad),
       ok: false,
-      objectKey: '',
+      objectKey: undefined,
       errorCode: 'STORAGE_ARCHIVE_PATH_TRAVERSAL',
       errorMessage: 'the archive contains a path with "..": "../x"',
     });
@@ -323,7 +323,7 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
   it('ignores outcomes for other owners, deleted versions, and versions already settled', async () => {
     const set = await newSet();
     const v = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
-    await uploadCompleted({ ...succeeded(v), ownerKind: 'something-else' });
+    await uploadCompleted({ ...succeeded(v), ownerKind: 'UPLOAD_OWNER_KIND_CONFIGURATION_VERSION' });
     await uploadCompleted({ ...succeeded(v), ownerId: 'polsetver-gone' });
     expect((await versions.GetPolicySetVersion({ id: v.id }, as)).version!.status).toBe(
       'POLICY_SET_VERSION_STATUS_PENDING',

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
-import { decodeMessage, encodeMessage, type storageV1 } from '@policyhub/contracts';
+import {
+  decodeMessage,
+  encodeMessage,
+  fromTimestamp,
+  type storageV1,
+  toTimestamp,
+} from '@policyhub/contracts';
 import { type BusMessage, InProcessTransport, TOPICS } from '@policyhub/events';
 import { readServiceError } from '@policyhub/grpc-runtime';
 import { createLogger } from '@policyhub/telemetry';
@@ -39,7 +45,7 @@ let adminOrgs: Awaited<ReturnType<typeof startFakeAdminOrgs>>;
 const HOUR = 3600_000;
 /** A short upload lease, so "the holder died" takes a second here. */
 const LEASE_MS = 1000;
-const inAnHour = () => new Date(Date.now() + HOUR).toISOString();
+const inAnHour = () => toTimestamp(Date.now() + HOUR);
 
 const remote = async (promise: Promise<unknown>) => {
   try {
@@ -56,7 +62,7 @@ const newSession = (overrides: Partial<storageV1.CreateUploadSessionRequest> = {
   return storage
     .CreateUploadSession({
       organization: org,
-      ownerKind: 'policy-set-version',
+      ownerKind: 'UPLOAD_OWNER_KIND_POLICY_SET_VERSION',
       ownerId: `polsetver-${randomBytes(4).toString('hex')}`,
       ownerParentId: setId,
       expiresAt: inAnHour(),
@@ -136,7 +142,11 @@ describe('upload sessions', () => {
   });
 
   it('refuses sessions for unknown owner kinds or without a parent', async () => {
-    expect((await remote(newSession({ ownerKind: 'mystery' }))).status).toBe(grpc.status.INVALID_ARGUMENT);
+    expect((await remote(newSession({ ownerKind: 'UPLOAD_OWNER_KIND_UNSPECIFIED' }))).status).toBe(
+      grpc.status.INVALID_ARGUMENT,
+    );
+    // A value this storage does not know (a newer caller's): refused, not a server error.
+    expect((await remote(newSession({ ownerKind: 7 as never }))).code).toBe('STORAGE_INVALID_SESSION');
     expect((await remote(newSession({ ownerParentId: '' }))).code).toBe('STORAGE_INVALID_SESSION');
   });
 });
@@ -148,10 +158,12 @@ describe('uploads', () => {
     const result = await storage.upload(s.token, bytes, 100);
     expect(result).toMatchObject({
       ok: true,
-      errorCode: '',
-      ownerKind: 'policy-set-version',
+      ownerKind: 'UPLOAD_OWNER_KIND_POLICY_SET_VERSION',
       sizeBytes: String(bytes.length),
     });
+    // Fields that do not apply are unset, not empty strings.
+    expect(result.errorCode).toBeUndefined();
+    expect(result.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(await storage.getObject(s.objectKey)).toEqual(bytes);
     // Published before Upload returned (the relay is flushed after the commit).
     expect(completed).toHaveLength(1);
@@ -198,7 +210,7 @@ describe('uploads', () => {
   });
 
   it('refuses an expired URL with a clear message and stores nothing', async () => {
-    const s = await newSession({ expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const s = await newSession({ expiresAt: toTimestamp(Date.now() - 1000) });
     const err = await remote(storage.upload(s.token, await policyArchive()));
     expect(err).toMatchObject({ status: grpc.status.FAILED_PRECONDITION, code: 'STORAGE_UPLOAD_EXPIRED' });
     expect(err.items[0]?.detail).toMatch(/expired at .*create a new policy set version/);
@@ -218,10 +230,11 @@ describe('uploads', () => {
       expect.objectContaining({
         ok: false,
         errorCode: 'STORAGE_ARCHIVE_PATH_TRAVERSAL',
-        objectKey: '',
         files: [],
       }),
     ]);
+    expect(completed[0]?.objectKey).toBeUndefined();
+    expect(result.sha256).toBeUndefined();
     expect(await service.store.stat(s.objectKey)).toBeUndefined();
     expect((await remote(storage.upload(s.token, await policyArchive()))).code).toBe(
       'STORAGE_UPLOAD_ALREADY_USED',
@@ -255,7 +268,7 @@ describe('uploads', () => {
   });
 
   it('checks the layout the session asks for: a README-only archive fails a Sentinel session', async () => {
-    const s = await newSession({ layout: 'sentinel' });
+    const s = await newSession({ layout: 'ARCHIVE_LAYOUT_SENTINEL' });
     const result = await storage.upload(
       s.token,
       await tarGzOf([{ name: 'README.md', content: '# policies' }]),
@@ -270,7 +283,7 @@ describe('uploads', () => {
     ]);
     expect(await service.store.stat(s.objectKey)).toBeUndefined();
 
-    const inRoot = await newSession({ layout: 'sentinel', layoutRoot: './governance/' });
+    const inRoot = await newSession({ layout: 'ARCHIVE_LAYOUT_SENTINEL', layoutRoot: './governance/' });
     const ok = await storage.upload(
       inRoot.token,
       await tarGzOf([
@@ -278,12 +291,17 @@ describe('uploads', () => {
         { name: 'governance/a.sentinel', content: 'main = rule { true }\n' },
       ]),
     );
-    expect(ok).toMatchObject({ ok: true, errorCode: '' });
+    expect(ok).toMatchObject({ ok: true });
+    expect(ok.errorCode).toBeUndefined();
   });
 
   it('refuses sessions with an unknown layout or a root outside the archive', async () => {
-    expect((await remote(newSession({ layout: 'terraform' }))).code).toBe('STORAGE_INVALID_SESSION');
-    expect((await remote(newSession({ layout: 'sentinel', layoutRoot: '../up' }))).code).toBe(
+    expect((await remote(newSession({ layout: 'ARCHIVE_LAYOUT_UNSPECIFIED' }))).code).toBe(
+      'STORAGE_INVALID_SESSION',
+    );
+    expect((await remote(newSession({ layout: 9 as never }))).code).toBe('STORAGE_INVALID_SESSION');
+    expect((await remote(newSession({ expiresAt: null }))).code).toBe('STORAGE_INVALID_SESSION');
+    expect((await remote(newSession({ layout: 'ARCHIVE_LAYOUT_SENTINEL', layoutRoot: '../up' }))).code).toBe(
       'STORAGE_INVALID_SESSION',
     );
   });
@@ -303,7 +321,7 @@ describe('uploads', () => {
     const bytes = await policyArchive();
     await new Promise<void>((resolve) => {
       const call = storage.raw.Upload(storage.metadata(), () => resolve());
-      call.write({ token: s.token });
+      call.write({ header: { token: s.token } });
       call.write({ data: bytes.subarray(0, 50) });
       setTimeout(() => call.cancel(), 50);
     });
@@ -323,9 +341,9 @@ describe('uploads', () => {
     const s = await newSession();
     const bytes = await policyArchive();
     let finishFirst!: () => void;
-    const first = new Promise<storageV1.UploadResult__Output>((resolve, reject) => {
+    const first = new Promise<storageV1.UploadResponse__Output>((resolve, reject) => {
       const call = storage.raw.Upload(storage.metadata(), (err, res) => (err ? reject(err) : resolve(res!)));
-      call.write({ token: s.token });
+      call.write({ header: { token: s.token } });
       call.write({ data: bytes.subarray(0, 10) });
       finishFirst = () => {
         call.write({ data: bytes.subarray(10) });
@@ -387,9 +405,9 @@ describe('uploads for disabled or deleted organizations (issue 11)', () => {
     const s = await newSession();
     const bytes = await policyArchive();
     let finish!: () => void;
-    const upload = new Promise<storageV1.UploadResult__Output>((resolve, reject) => {
+    const upload = new Promise<storageV1.UploadResponse__Output>((resolve, reject) => {
       const call = storage.raw.Upload(storage.metadata(), (err, res) => (err ? reject(err) : resolve(res!)));
-      call.write({ token: s.token });
+      call.write({ header: { token: s.token } });
       call.write({ data: bytes.subarray(0, 10) });
       finish = () => {
         call.write({ data: bytes.subarray(10) });
@@ -432,9 +450,9 @@ describe('upload leases and the upload sweeper (issue 16)', () => {
   /** An upload that sends its first bytes, then waits for finish(). */
   function startHeldUpload(token: string, bytes: Buffer) {
     let finish!: () => void;
-    const done = new Promise<storageV1.UploadResult__Output>((resolve, reject) => {
+    const done = new Promise<storageV1.UploadResponse__Output>((resolve, reject) => {
       const call = storage.raw.Upload(storage.metadata(), (err, res) => (err ? reject(err) : resolve(res!)));
-      call.write({ token });
+      call.write({ header: { token } });
       call.write({ data: bytes.subarray(0, 10) });
       finish = () => {
         call.write({ data: bytes.subarray(10) });
@@ -488,12 +506,12 @@ describe('upload leases and the upload sweeper (issue 16)', () => {
     const expiredId = `polsetver-${randomBytes(4).toString('hex')}`;
     const expired = await newSession({
       ownerId: expiredId,
-      expiresAt: new Date(Date.now() - 1000).toISOString(),
+      expiresAt: toTimestamp(Date.now() - 1000),
     });
     const live = await newSession();
-    const used = await newSession({ expiresAt: new Date(Date.now() + 1500).toISOString() });
+    const used = await newSession({ expiresAt: toTimestamp(Date.now() + 1500) });
     expect((await storage.upload(used.token, await policyArchive())).ok).toBe(true);
-    await waitFor(async () => Date.now() > Date.parse(used.expiresAt) || undefined);
+    await waitFor(async () => Date.now() > fromTimestamp(used.expiresAt)!.getTime() || undefined);
     // Bytes a put of an attempt that died before recording its outcome left under the key.
     await storage.putObject(expired.objectKey, Buffer.from('partial'));
     completed = [];
@@ -503,7 +521,7 @@ describe('upload leases and the upload sweeper (issue 16)', () => {
     expect(completed.filter((e) => e.ownerId === expiredId)).toEqual([
       expect.objectContaining({
         organization: expired.organization,
-        ownerKind: 'policy-set-version',
+        ownerKind: 'UPLOAD_OWNER_KIND_POLICY_SET_VERSION',
         ownerParentId: expired.setId,
         ok: false,
         errorCode: 'STORAGE_UPLOAD_EXPIRED',
@@ -527,10 +545,10 @@ describe('upload leases and the upload sweeper (issue 16)', () => {
   });
 
   it('does not expire a URL an upload started before the expiry still holds; the upload completes', async () => {
-    const s = await newSession({ expiresAt: new Date(Date.now() + 1500).toISOString() });
+    const s = await newSession({ expiresAt: toTimestamp(Date.now() + 1500) });
     const held = startHeldUpload(s.token, await policyArchive());
     await waitFor(async () => (await sessionState(s.token))?.claimed_by);
-    await waitFor(async () => Date.now() > Date.parse(s.expiresAt) + 200 || undefined);
+    await waitFor(async () => Date.now() > fromTimestamp(s.expiresAt)!.getTime() + 200 || undefined);
     await service.sweeper!.sweep();
     expect(await sessionState(s.token)).toMatchObject({ expired_at: null });
     held.finish();

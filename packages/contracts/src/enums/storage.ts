@@ -1,3 +1,19 @@
 // The enum tables of proto/policyhub/storage (see ../enum-mapping.ts). One exported mapping per enum,
 // named after the enum in lowerCamelCase (e.g. `export const policySetKind = enumMapping(...)`).
-export {};
+import { enumMapping } from '../enum-mapping.js';
+import type {
+  ArchiveLayout__Output,
+  UploadOwnerKind__Output,
+} from '../generated/policyhub/storage/v1/index.js';
+
+/** What an upload belongs to: the word is the owner's resource type, as storage records it. */
+export const uploadOwnerKind = enumMapping('UploadOwnerKind', {
+  UPLOAD_OWNER_KIND_POLICY_SET_VERSION: 'policy-set-version',
+  UPLOAD_OWNER_KIND_CONFIGURATION_VERSION: 'configuration-version',
+} as const satisfies Record<Exclude<UploadOwnerKind__Output, 'UPLOAD_OWNER_KIND_UNSPECIFIED'>, string>);
+
+/** The layout an uploaded archive must have (unset: any archive). */
+export const archiveLayout = enumMapping('ArchiveLayout', {
+  ARCHIVE_LAYOUT_SENTINEL: 'sentinel',
+  ARCHIVE_LAYOUT_OPA: 'opa',
+} as const satisfies Record<Exclude<ArchiveLayout__Output, 'ARCHIVE_LAYOUT_UNSPECIFIED'>, string>);

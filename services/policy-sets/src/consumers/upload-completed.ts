@@ -1,4 +1,4 @@
-import type { storageV1 } from '@policyhub/contracts';
+import { type storageV1, uploadOwnerKind } from '@policyhub/contracts';
 import type { Queryable } from '@policyhub/db';
 import { type ConsumedEvent, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
 import { AdminOrgsLookup } from '../clients/admin-orgs-lookup.js';
@@ -32,13 +32,13 @@ export async function applyUploadCompleted(
   organizationStatus: OrganizationStatusOf,
 ) {
   const p = event.payload;
-  if (p.ownerKind !== UPLOAD_OWNER_KIND) return;
+  if (p.ownerKind !== uploadOwnerKind.fromKnownWord(UPLOAD_OWNER_KIND)) return;
   const repo = new VersionRepository(tx);
   const version = await repo.get(p.ownerId, { forUpdate: true });
   if (!version || version.status !== 'pending') return;
   let outcome: UploadOutcome = p.ok
-    ? { ok: true, objectKey: p.objectKey, sizeBytes: Number(p.sizeBytes), sha256: p.sha256 }
-    : { ok: false, errorCode: p.errorCode, errorMessage: p.errorMessage };
+    ? { ok: true, objectKey: p.objectKey ?? '', sizeBytes: Number(p.sizeBytes), sha256: p.sha256 ?? '' }
+    : { ok: false, errorCode: p.errorCode ?? '', errorMessage: p.errorMessage ?? '' };
   if (outcome.ok) {
     const status = await organizationStatus(p.organization, version.organization_id);
     if (status === 'disabled' || status === 'missing') {

@@ -1,10 +1,13 @@
 import * as grpc from '@grpc/grpc-js';
 import {
+  archiveLayout,
   type policysetsV1,
   policySetVersionSource,
   policySetVersionStatus,
+  timestampToIso,
   toOptionalTimestamp,
   toTimestamp,
+  uploadOwnerKind,
 } from '@policyhub/contracts';
 import { pageInfo, pageWindow } from '@policyhub/db';
 import { newId, notFound, unavailable, unprocessable } from '@policyhub/errors';
@@ -93,17 +96,21 @@ export function policySetVersionHandlers({
 
       const id = newId('polsetver');
       const createdAt = new Date();
+      const layout = archiveLayoutFor({ kind: set.kind, policiesPath: set.policies_path });
       const session = await clients.storage
         .CreateUploadSession({
           organization: set.organization,
-          organizationId: set.organization_id ?? '',
-          ownerKind: UPLOAD_OWNER_KIND,
+          organizationId: set.organization_id ?? undefined,
+          ownerKind: uploadOwnerKind.fromKnownWord(UPLOAD_OWNER_KIND),
           ownerId: id,
           ownerParentId: set.id,
-          expiresAt: uploadExpiry(createdAt, uploadUrlTtlMs).toISOString(),
-          ...archiveLayoutFor({ kind: set.kind, policiesPath: set.policies_path }),
+          expiresAt: toTimestamp(uploadExpiry(createdAt, uploadUrlTtlMs)),
+          layout: archiveLayout.fromKnownWord(layout.layout),
+          layoutRoot: layout.layoutRoot,
         })
         .catch(storageError);
+      const uploadExpiresAt = timestampToIso(session.expiresAt);
+      if (!uploadExpiresAt) throw new Error('storage opened an upload session without an expiry');
 
       // Storage's session exists now; if the set changed meanwhile it simply expires unused.
       const version = await db.transaction(async (tx) => {
@@ -119,7 +126,7 @@ export function policySetVersionHandlers({
           organizationId: set.organization_id,
           source: API_VERSION_SOURCE,
           uploadToken: session.token,
-          uploadExpiresAt: session.expiresAt,
+          uploadExpiresAt,
           createdAt: createdAt.toISOString(),
         });
         await r.recordNewest(set.id, id);

@@ -1,4 +1,4 @@
-import { contracts } from '@policyhub/contracts';
+import { contracts, timestampToIso, toTimestamp, uploadOwnerKind } from '@policyhub/contracts';
 import { type ClientCredential, createClient } from '@policyhub/grpc-runtime';
 import type { UploadSessions } from '../domain/ports.js';
 import { dependencyFailure } from './dependency-errors.js';
@@ -12,8 +12,15 @@ export function grpcUploadSessions(
   return {
     async create(request) {
       try {
-        const session = await client.CreateUploadSession(request);
-        return { token: session.token, expiresAt: session.expiresAt };
+        const session = await client.CreateUploadSession({
+          ...request,
+          organizationId: request.organizationId || undefined,
+          ownerKind: uploadOwnerKind.fromKnownWord(request.ownerKind),
+          expiresAt: toTimestamp(request.expiresAt),
+        });
+        const expiresAt = timestampToIso(session.expiresAt);
+        if (!expiresAt) throw new Error('storage opened an upload session without an expiry');
+        return { token: session.token, expiresAt };
       } catch (err) {
         return dependencyFailure('storage', err);
       }

@@ -1,4 +1,5 @@
 import type { Queryable } from '@policyhub/db';
+import { type storageV1, uploadOwnerKind } from '@policyhub/contracts';
 import { enqueueEvent, TOPICS } from '@policyhub/events';
 import type { UploadSession } from '../domain/upload-sessions.js';
 import type { ArchiveRejection } from '../domain/archive-rejections.js';
@@ -17,17 +18,16 @@ export type UploadOutcome =
  * the session used, or the sweeper's that marks it expired). Keyed by the owner, so one owner's events stay in order on Kafka.
  */
 export function enqueueUploadCompleted(tx: Queryable, session: UploadSession, outcome: UploadOutcome) {
-  return enqueueEvent(tx, TOPICS.uploadCompleted, session.ownerId, {
+  const common = {
     organization: session.organization,
-    ownerKind: session.ownerKind,
+    ownerKind: uploadOwnerKind.fromKnownWord(session.ownerKind),
     ownerId: session.ownerId,
     ownerParentId: session.ownerParentId,
     ok: outcome.ok,
-    errorCode: outcome.ok ? '' : outcome.rejection.code,
-    errorMessage: outcome.ok ? '' : outcome.rejection.message,
-    objectKey: outcome.ok ? session.objectKey : '',
     sizeBytes: outcome.sizeBytes,
-    sha256: outcome.ok ? outcome.sha256 : '',
-    files: outcome.ok ? outcome.files : [],
-  });
+  };
+  const event: Omit<storageV1.UploadCompleted, 'eventId' | 'occurredAt'> = outcome.ok
+    ? { ...common, objectKey: session.objectKey, sha256: outcome.sha256, files: outcome.files }
+    : { ...common, errorCode: outcome.rejection.code, errorMessage: outcome.rejection.message };
+  return enqueueEvent(tx, TOPICS.uploadCompleted, session.ownerId, event);
 }

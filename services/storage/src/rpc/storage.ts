@@ -1,5 +1,12 @@
 import type * as grpc from '@grpc/grpc-js';
-import type { storageV1 } from '@policyhub/contracts';
+import {
+  archiveLayout,
+  type EnumMapping,
+  fromTimestamp,
+  type storageV1,
+  toTimestamp,
+  uploadOwnerKind,
+} from '@policyhub/contracts';
 import { notFound } from '@policyhub/errors';
 import { asServiceError, type Handlers, streaming } from '@policyhub/grpc-runtime';
 import type { ServiceDeps } from '@policyhub/service-kit';
@@ -31,42 +38,55 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
 
   return {
     async CreateUploadSession(req) {
-      const session = await createUploadSession(db, req);
-      return { token: session.token, expiresAt: session.expiresAt, objectKey: session.objectKey };
+      const session = await createUploadSession(db, {
+        organization: req.organization,
+        organizationId: req.organizationId,
+        ownerKind: wordOf(uploadOwnerKind, req.ownerKind),
+        ownerId: req.ownerId,
+        ownerParentId: req.ownerParentId,
+        expiresAt: fromTimestamp(req.expiresAt)?.toISOString(),
+        layout: req.layout === undefined ? '' : wordOf(archiveLayout, req.layout),
+        layoutRoot: req.layoutRoot,
+      });
+      return {
+        token: session.token,
+        expiresAt: toTimestamp(session.expiresAt),
+        objectKey: session.objectKey,
+      };
     },
 
     Upload: streaming(
       (
-        call: grpc.ServerReadableStream<storageV1.UploadChunk__Output, storageV1.UploadResult>,
-        callback: grpc.sendUnaryData<storageV1.UploadResult>,
+        call: grpc.ServerReadableStream<storageV1.UploadRequest__Output, storageV1.UploadResponse>,
+        callback: grpc.sendUnaryData<storageV1.UploadResponse>,
       ) =>
         respond(call, callback, 'Upload', errorOptions, async () => {
-          const { first, data } = await headerThenData(call, 'token');
+          const { first, data } = await headerThenData(call);
           const { session, outcome } = await receiveUpload(
             deps,
-            first.token ?? '',
+            first.header?.token ?? '',
             data,
             () => call.cancelled,
           );
-          return {
+          const common = {
             ok: outcome.ok,
-            errorCode: outcome.ok ? '' : outcome.rejection.code,
-            errorMessage: outcome.ok ? '' : outcome.rejection.message,
-            ownerKind: session.ownerKind,
+            ownerKind: uploadOwnerKind.fromKnownWord(session.ownerKind),
             ownerId: session.ownerId,
             sizeBytes: outcome.sizeBytes,
-            sha256: outcome.ok ? outcome.sha256 : '',
           };
+          return outcome.ok
+            ? { ...common, sha256: outcome.sha256 }
+            : { ...common, errorCode: outcome.rejection.code, errorMessage: outcome.rejection.message };
         }),
     ),
 
     PutObject: streaming(
       (
-        call: grpc.ServerReadableStream<storageV1.PutObjectChunk__Output, storageV1.ObjectInfo>,
-        callback: grpc.sendUnaryData<storageV1.ObjectInfo>,
+        call: grpc.ServerReadableStream<storageV1.PutObjectRequest__Output, storageV1.PutObjectResponse>,
+        callback: grpc.sendUnaryData<storageV1.PutObjectResponse>,
       ) =>
         respond(call, callback, 'PutObject', errorOptions, async () => {
-          const { first, data } = await headerThenData(call, 'header');
+          const { first, data } = await headerThenData(call);
           return putObject(
             {
               db,
@@ -77,8 +97,8 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
             },
             {
               key: first.header?.key ?? '',
-              contentType: first.header?.contentType ?? '',
-              organizationId: first.header?.organizationId ?? '',
+              contentType: first.header?.contentType,
+              organizationId: first.header?.organizationId,
             },
             data,
             () => call.cancelled,
@@ -87,7 +107,9 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
     ),
 
     GetObject: streaming(
-      async (call: grpc.ServerWritableStream<storageV1.GetObjectRequest__Output, storageV1.ObjectChunk>) => {
+      async (
+        call: grpc.ServerWritableStream<storageV1.GetObjectRequest__Output, storageV1.GetObjectResponse>,
+      ) => {
         try {
           const source = await store.get(requireObjectKey(call.request.key));
           await streamTo(call, source, (data) => ({ data }));
@@ -109,4 +131,16 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
       return {};
     },
   };
+}
+
+/**
+ * The word of an enum value in a request; the zero value or an unknown number (a caller's bug)
+ * becomes its name, which createUploadSession refuses as an invalid attribute.
+ */
+function wordOf(mapping: EnumMapping<string, string>, value: string | number): string {
+  try {
+    return mapping.toWord(String(value));
+  } catch {
+    return String(value);
+  }
 }

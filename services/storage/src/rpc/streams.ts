@@ -3,15 +3,14 @@ import { invalidAttribute } from '@policyhub/errors';
 import { asServiceError, type RpcLogger } from '@policyhub/grpc-runtime';
 import type { Readable } from 'node:stream';
 
-/** A client-stream message of a `oneof part { <header>; bytes data; }`. */
+/** A client-stream message of a `oneof part { <Rpc>Header header; bytes data; }`. */
 interface StreamPart {
   part?: string | undefined;
   data?: Buffer | undefined;
 }
 
 /**
- * Splits a client stream whose first message is a header (`token`, `header`) and the rest are
- * `data` chunks: resolves the header, then yields the data. Reading stays demand-driven, so gRPC
+ * Splits a client stream whose first message is the `header` and the rest are `data` chunks: resolves the header, then yields the data. Reading stays demand-driven, so gRPC
  * flow control pushes back on the sender while we are busy. The stream is not destroyed when the
  * consumer stops early: the status still has to go out on it.
  *
@@ -21,8 +20,8 @@ interface StreamPart {
  */
 export async function headerThenData<M extends StreamPart>(
   call: grpc.ServerReadableStream<M, unknown>,
-  headerField: string,
 ): Promise<{ first: M; data: AsyncIterable<Buffer> }> {
+  const headerField = 'header';
   const iterator = (call as unknown as Readable).iterator({ destroyOnReturn: false }) as AsyncIterator<M>;
   const first = await iterator.next();
   if (first.done || first.value.part !== headerField) {

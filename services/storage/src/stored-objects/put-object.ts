@@ -30,7 +30,7 @@ export class ObjectAbandonedError extends Error {
  */
 export async function putObject(
   deps: PutObjectDeps,
-  header: { key: string; contentType: string; organizationId?: string },
+  header: { key: string; contentType?: string | undefined; organizationId?: string | undefined },
   body: AsyncIterable<Buffer>,
   isAbandoned: () => boolean = () => false,
 ) {

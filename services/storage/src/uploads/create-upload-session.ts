@@ -13,9 +13,9 @@ export interface UploadSessionRequest {
   ownerKind: string;
   ownerId: string;
   ownerParentId: string;
-  /** RFC 3339; uploads are refused from then on. */
-  expiresAt: string;
-  /** '' (any archive), 'sentinel' or 'opa'. */
+  /** RFC 3339; uploads are refused from then on. Required (undefined is refused). */
+  expiresAt: string | undefined;
+  /** '' (any archive), 'sentinel' or 'opa' (anything else is refused). */
   layout?: string | undefined;
   /** The directory inside the archive that holds the layout; '' = the root. */
   layoutRoot?: string | undefined;
@@ -23,7 +23,7 @@ export interface UploadSessionRequest {
 
 /** Opens a single-use upload session; the token is returned once and only its hash is kept. */
 export async function createUploadSession(db: Db, req: UploadSessionRequest) {
-  const expires = Date.parse(req.expiresAt);
+  const expires = Date.parse(req.expiresAt ?? '');
   if (Number.isNaN(expires)) {
     throw invalidAttribute(
       'STORAGE_INVALID_SESSION',
@@ -43,7 +43,11 @@ export async function createUploadSession(db: Db, req: UploadSessionRequest) {
   }
   const layout = req.layout ?? '';
   if (!isArchiveLayout(layout)) {
-    throw invalidAttribute('STORAGE_INVALID_SESSION', '/layout', 'layout must be "", "sentinel" or "opa"');
+    throw invalidAttribute(
+      'STORAGE_INVALID_SESSION',
+      '/layout',
+      'layout must be ARCHIVE_LAYOUT_SENTINEL, ARCHIVE_LAYOUT_OPA or unset (any archive)',
+    );
   }
   const layoutRoot = normalisePath(req.layoutRoot ?? '');
   if (typeof layoutRoot !== 'string') {

@@ -45,8 +45,10 @@ export function registerUploadRoutes(app: Api, ctx: RouteContext): void {
           closeIfUnread(reply, bodyFullyRead);
           if (!result.ok) {
             // Storage's rejection code (a catalog code it names in the upload's result).
-            const tooLarge = result.errorCode === 'STORAGE_ARCHIVE_TOO_LARGE';
-            throw remoteAppError(tooLarge ? 'too_large' : 'invalid', result.errorCode, [
+            const code = result.errorCode;
+            if (!code) throw new Error('storage answered a failed upload without an error code');
+            const tooLarge = code === 'STORAGE_ARCHIVE_TOO_LARGE';
+            throw remoteAppError(tooLarge ? 'too_large' : 'invalid', code, [
               { title: tooLarge ? 'payload too large' : 'unprocessable entity', detail: result.errorMessage },
             ]);
           }
