@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
 
 /** Counts and hashes what goes through a writer. */
 export class Digest {
@@ -15,5 +16,15 @@ export class Digest {
   digest(): string {
     this.hex ??= this.hash.digest('hex');
     return this.hex;
+  }
+}
+
+/** Writes all of `chunk` to `handle` (short writes continue) and counts and hashes it in `digest`. */
+export async function writeHashed(handle: FileHandle, digest: Digest, chunk: Buffer): Promise<void> {
+  digest.update(chunk);
+  let offset = 0;
+  while (offset < chunk.length) {
+    const { bytesWritten } = await handle.write(chunk, offset);
+    offset += bytesWritten;
   }
 }

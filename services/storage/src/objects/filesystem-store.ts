@@ -3,7 +3,7 @@ import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes } from 
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ObjectNotFoundError, ObjectSizeMismatchError, type ObjectStore } from './object-store.js';
-import { Digest } from './digest.js';
+import { Digest, writeHashed } from './digest.js';
 import type { ObjectWriter, ObjectWriterOptions } from './object-writer.js';
 
 /** Temporary files live inside the root (same file system) so the final rename is atomic. */
@@ -173,12 +173,7 @@ class FilesystemObjectWriter implements ObjectWriter {
 
   async write(chunk: Buffer): Promise<void> {
     if (this.state !== 'writing' || !this.handle) throw new Error('object writer is closed');
-    this.digest.update(chunk);
-    let offset = 0;
-    while (offset < chunk.length) {
-      const { bytesWritten } = await this.handle.write(chunk, offset);
-      offset += bytesWritten;
-    }
+    await writeHashed(this.handle, this.digest, chunk);
   }
 
   async seal(): Promise<string> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rm, stat, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { Digest } from '../objects/digest.js';
+import { Digest, writeHashed } from '../objects/digest.js';
 
 const SUFFIX = '.upload';
 
@@ -65,12 +65,7 @@ export class StagingFile {
 
   async write(chunk: Buffer): Promise<void> {
     if (!this.handle) throw new Error('staging file is closed');
-    this.digest.update(chunk);
-    let offset = 0;
-    while (offset < chunk.length) {
-      const { bytesWritten } = await this.handle.write(chunk, offset);
-      offset += bytesWritten;
-    }
+    await writeHashed(this.handle, this.digest, chunk);
   }
 
   /** Finishes writing; returns the SHA-256 (hex) of everything written. */
