@@ -25,7 +25,7 @@ describe('the shared proto loader', () => {
   it('takes enum fields by value name and refuses a name the enum lacks', () => {
     const event = {
       eventId: 'e-2',
-      occurredAt: '2026-01-01T00:00:00.000Z',
+      occurredAt: { seconds: 1_767_225_600, nanos: 0 },
       organization: 'acme',
       ownerKind: 'UPLOAD_OWNER_KIND_CONFIGURATION_VERSION',
       ownerId: 'cv-1',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { contracts, encodeMessage, fromTimestamp, timestampToIso } from '@policyhub/contracts';
+import { contracts, encodeMessage, fromTimestamp, timestampToIso, toTimestamp } from '@policyhub/contracts';
 import { InProcessTransport, TOPICS } from '@policyhub/events';
 import { createClient, readServiceError } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
@@ -86,7 +86,7 @@ async function uploadCompleted(payload: Record<string, unknown>, eventId = rando
       eventId,
       payload: encodeMessage(TOPICS.uploadCompleted.type, {
         eventId,
-        occurredAt: new Date().toISOString(),
+        occurredAt: toTimestamp(new Date()),
         ...payload,
       }),
       headers: {},
@@ -127,7 +127,9 @@ describe('creating versions', () => {
       ownerId: v.id,
       ownerParentId: set.id,
     });
-    expect(fromTimestamp(session.expiresAt)!.getTime() - Date.parse(timestampToIso(v.createdAt)!)).toBe(3600_000);
+    expect(fromTimestamp(session.expiresAt)!.getTime() - Date.parse(timestampToIso(v.createdAt)!)).toBe(
+      3600_000,
+    );
     expect(session.token).toBe(v.uploadToken);
     // A kind_a set's archive must be a Sentinel policy set (storage checks it at upload).
     expect(session).toMatchObject({ layout: 'ARCHIVE_LAYOUT_SENTINEL', layoutRoot: '' });
