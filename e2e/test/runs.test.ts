@@ -157,7 +157,7 @@ describe('runs: lifecycle reported by an executor', () => {
       runId: run.id,
       planJson: planJson(['aws_instance']),
     });
-    expect(res.run!.status).toBe('planned');
+    expect(res.run!.status).toBe('RUN_STATUS_PLANNED');
     const show = (await org.owner.api.get(`/runs/${run.id}`)).body.data;
     expect(show.attributes.status).toBe('planned');
     expect(Object.keys(show.attributes['status-timestamps'])).toEqual(['pending-at', 'planned-at']);

@@ -115,7 +115,7 @@ export async function claimCheck(internal: InternalRunsApi, checkId: string, lea
  * a unary ReportPlanFinished is capped at 8 MiB like every gRPC message.
  */
 export function reportPlanStreamed(internal: InternalRunsApi, runId: string, plan: Buffer) {
-  return new Promise<{ policyCheckIds: string[]; status: string }>((resolve, reject) => {
+  return new Promise<{ policyCheckIds: string[] }>((resolve, reject) => {
     const call = internal.executor.raw.ReportPlanFinishedStream(internal.executor.metadata(), (err, res) =>
       err ? reject(err) : resolve(res!.run!),
     );

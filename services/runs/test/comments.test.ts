@@ -29,7 +29,7 @@ describe('runs service: comments', () => {
     expect(comment!.runEventId).toMatch(/^re-/);
     const { runEvent } = await h.runs.GetRunEvent({ id: comment!.runEventId }, reader);
     expect(runEvent).toMatchObject({
-      action: 'commented',
+      action: 'RUN_EVENT_ACTION_COMMENTED',
       commentId: comment!.id,
       actorUserId: 'user-reader',
       runId,

@@ -111,8 +111,12 @@ describe('evaluator worker across a runs restart', () => {
   it('claims checks again once runs is back on the same address', { timeout: 90_000 }, async () => {
     const before = await queuedCheck();
     expect(
-      await waitFor(async () => (await before.status()) !== 'queued' && before.status(), 20_000, 50),
-    ).toBe('errored');
+      await waitFor(
+        async () => (await before.status()) !== 'POLICY_CHECK_STATUS_QUEUED' && before.status(),
+        20_000,
+        50,
+      ),
+    ).toBe('POLICY_CHECK_STATUS_ERRORED');
     before.close();
 
     await runs!.close();
@@ -124,9 +128,13 @@ describe('evaluator worker across a runs restart', () => {
     // Fresh clients share grpc-js's connection to the address, which may still be in its
     // reconnect backoff for a moment: retry until the check is created.
     const after = await waitFor(() => queuedCheck().catch(() => undefined), 20_000, 100);
-    expect(await waitFor(async () => (await after.status()) !== 'queued' && after.status(), 45_000, 50)).toBe(
-      'errored',
-    );
+    expect(
+      await waitFor(
+        async () => (await after.status()) !== 'POLICY_CHECK_STATUS_QUEUED' && after.status(),
+        45_000,
+        50,
+      ),
+    ).toBe('POLICY_CHECK_STATUS_ERRORED');
     after.close();
   });
 });

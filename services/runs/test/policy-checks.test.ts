@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import type { runsV1 } from '@policyhub/contracts';
+import { fromTimestamp, type runsV1 } from '@policyhub/contracts';
 import { readServiceError } from '@policyhub/grpc-runtime';
 import { waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +59,6 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       policyCheckId: checkId,
       leaseToken: lease.leaseToken,
       outcomes: policies.map(([policyName, , passed]) => ({ policySetId: setId, policyName, passed })),
-      report: '',
       durationMs: 12,
     });
     const { policyCheck } = await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'));
@@ -79,8 +78,15 @@ describe('runs service: policy checks and the evaluator protocol', () => {
     expect(input.policySets).toEqual([
       expect.objectContaining({
         id: setId,
-        kind: 'kind_a',
-        policies: [{ id: 'pol-no-s3', name: 'no-s3', enforcementLevel: 'hard-mandatory', code: '# no-s3' }],
+        kind: 'EVALUATION_POLICY_KIND_KIND_A',
+        policies: [
+          {
+            id: 'pol-no-s3',
+            name: 'no-s3',
+            enforcementLevel: 'EVALUATION_ENFORCEMENT_LEVEL_HARD_MANDATORY',
+            code: '# no-s3',
+          },
+        ],
       }),
     ]);
     // The plan comes by reference; its bytes stream through ReadPolicyCheckObject for the lease holder.
@@ -127,9 +133,9 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       ['a', 'hard-mandatory', true],
       ['b', 'soft-mandatory', true],
     ]);
-    expect(status).toBe('passed');
+    expect(status).toBe('POLICY_CHECK_STATUS_PASSED');
     expect(check).toMatchObject({
-      status: 'passed',
+      status: 'POLICY_CHECK_STATUS_PASSED',
       isOverridable: false,
       canOverride: true,
       hasOutput: true,
@@ -144,10 +150,10 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       durationMs: '12',
     });
     expect(Object.keys(JSON.parse(check.result!.engineDetailsJson)).length).toBeGreaterThan(0);
-    expect(run.status).toBe('policy_checked');
-    expect(Object.keys(check.statusTimestamps)).toEqual(['queued-at', 'passed-at']);
-    expect(Date.parse(check.statusTimestamps['passed-at']!)).toBeGreaterThanOrEqual(
-      Date.parse(check.statusTimestamps['queued-at']!),
+    expect(run.status).toBe('RUN_STATUS_POLICY_CHECKED');
+    expect(Object.keys(check.statusTimestamps)).toEqual(['queued', 'passed']);
+    expect(fromTimestamp(check.statusTimestamps.passed)!.getTime()).toBeGreaterThanOrEqual(
+      fromTimestamp(check.statusTimestamps.queued)!.getTime(),
     );
   });
 
@@ -156,9 +162,9 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       ['a', 'advisory', false],
       ['b', 'hard-mandatory', true],
     ]);
-    expect(check.status).toBe('passed');
+    expect(check.status).toBe('POLICY_CHECK_STATUS_PASSED');
     expect(check.result).toMatchObject({ result: true, passed: 1, totalFailed: 1, advisoryFailed: 1 });
-    expect(run.status).toBe('policy_checked');
+    expect(run.status).toBe('RUN_STATUS_POLICY_CHECKED');
   });
 
   it('a soft-mandatory failure → soft_failed (overridable), run policy_override', async () => {
@@ -166,9 +172,9 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       ['a', 'soft-mandatory', false],
       ['b', 'advisory', false],
     ]);
-    expect(check).toMatchObject({ status: 'soft_failed', isOverridable: true });
+    expect(check).toMatchObject({ status: 'POLICY_CHECK_STATUS_SOFT_FAILED', isOverridable: true });
     expect(check.result).toMatchObject({ result: false, totalFailed: 2, softFailed: 1, advisoryFailed: 1 });
-    expect(run.status).toBe('policy_override');
+    expect(run.status).toBe('RUN_STATUS_POLICY_OVERRIDE');
   });
 
   it('a hard-mandatory failure wins over soft ones → hard_failed, run errored', async () => {
@@ -176,15 +182,15 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       ['a', 'soft-mandatory', false],
       ['b', 'hard-mandatory', false],
     ]);
-    expect(check).toMatchObject({ status: 'hard_failed', isOverridable: false });
+    expect(check).toMatchObject({ status: 'POLICY_CHECK_STATUS_HARD_FAILED', isOverridable: false });
     expect(check.result).toMatchObject({ hardFailed: 1, softFailed: 1, totalFailed: 2 });
-    expect(run.status).toBe('errored');
+    expect(run.status).toBe('RUN_STATUS_ERRORED');
   });
 
   it('a plan-only run with a soft failure ends in policy_soft_failed and cannot be overridden', async () => {
     const { check, run } = await evaluate([['a', 'soft-mandatory', false]], { planOnly: true });
-    expect(check).toMatchObject({ status: 'soft_failed', isOverridable: false });
-    expect(run.status).toBe('policy_soft_failed');
+    expect(check).toMatchObject({ status: 'POLICY_CHECK_STATUS_SOFT_FAILED', isOverridable: false });
+    expect(run.status).toBe('RUN_STATUS_POLICY_SOFT_FAILED');
     const res = await rejection(h.checks.OverridePolicyCheck({ id: check.id }, owner('acme')));
     expect(res).toMatchObject({
       status: grpc.status.FAILED_PRECONDITION,
@@ -203,21 +209,17 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       overrider,
     );
     expect(policyCheck).toMatchObject({
-      status: 'overridden',
+      status: 'POLICY_CHECK_STATUS_OVERRIDDEN',
       isOverridable: false,
       overrideComment: 'approved by CAB',
     });
     expect(policyCheck!.result).toEqual(check.result);
-    expect(Object.keys(policyCheck!.statusTimestamps)).toEqual([
-      'queued-at',
-      'soft-failed-at',
-      'overridden-at',
-    ]);
+    expect(Object.keys(policyCheck!.statusTimestamps)).toEqual(['queued', 'soft_failed', 'overridden']);
     const after = (await h.runs.GetRun({ id: run.id }, owner('acme'))).run!;
-    expect(after.status).toBe('policy_checked');
+    expect(after.status).toBe('RUN_STATUS_POLICY_CHECKED');
     const { runEvents } = await h.runs.ListRunEvents({ runId: run.id }, owner('acme'));
     expect(runEvents.at(-1)).toMatchObject({
-      action: 'policy-overridden',
+      action: 'RUN_EVENT_ACTION_POLICY_OVERRIDDEN',
       description: 'approved by CAB',
       actorUserId: 'user-approver',
       policyCheckId: check.id,
@@ -266,13 +268,13 @@ describe('runs service: policy checks and the evaluator protocol', () => {
         outcomes: outcomes.map((policyName) => ({ policySetId: setId, policyName, passed: true })),
         report: '0 policies evaluated.',
       });
-      expect(done.status).toBe('errored');
+      expect(done.status).toBe('POLICY_CHECK_STATUS_ERRORED');
       expect(done.errorMessage).toContain(problem(setId));
       const { policyCheck } = await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'));
-      expect(policyCheck).toMatchObject({ status: 'errored', result: null });
+      expect(policyCheck).toMatchObject({ status: 'POLICY_CHECK_STATUS_ERRORED', result: null });
       const output = (await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'))).output;
       expect(output).toContain(`- ${problem(setId)}`);
-      expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('errored');
+      expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('RUN_STATUS_ERRORED');
     }
   });
 
@@ -284,7 +286,7 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       leaseToken: lease.leaseToken,
       outcomes: [],
     });
-    expect(done.status).toBe('errored');
+    expect(done.status).toBe('POLICY_CHECK_STATUS_ERRORED');
     expect(done.errorMessage).toMatch(/hold no policy to evaluate/);
   });
 
@@ -297,10 +299,14 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       errorMessage: 'engine crashed',
     });
     const { policyCheck } = await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'));
-    expect(policyCheck).toMatchObject({ status: 'errored', result: null, hasOutput: true });
+    expect(policyCheck).toMatchObject({
+      status: 'POLICY_CHECK_STATUS_ERRORED',
+      result: null,
+      hasOutput: true,
+    });
     const output = await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'));
     expect(output.output).toContain('engine crashed');
-    expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('errored');
+    expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('RUN_STATUS_ERRORED');
   });
 
   it('the output is absent before evaluation and the rendered report afterwards', async () => {
@@ -308,10 +314,7 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       ['a', 'hard-mandatory'],
       ['b', 'advisory'],
     ]);
-    expect(await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'))).toEqual({
-      hasOutput: false,
-      output: '',
-    });
+    expect(await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'))).toEqual({ hasOutput: false });
     const lease = await claim(checkId);
     await h.evaluator.CompletePolicyCheck({
       policyCheckId: checkId,
@@ -345,7 +348,7 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       leaseToken: second.leaseToken,
       outcomes,
     });
-    expect(done.status).toBe('passed');
+    expect(done.status).toBe('POLICY_CHECK_STATUS_PASSED');
     expect(
       (
         await rejection(
@@ -377,10 +380,10 @@ describe('runs service: policy checks and the evaluator protocol', () => {
     );
     await expect(claim(checkId)).rejects.toThrow(/not claimable/);
     const { policyCheck } = await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'));
-    expect(policyCheck!.status).toBe('errored');
+    expect(policyCheck!.status).toBe('POLICY_CHECK_STATUS_ERRORED');
     expect((await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'))).output).toContain(
       'within 5 leases',
     );
-    expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('errored');
+    expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('RUN_STATUS_ERRORED');
   });
 });

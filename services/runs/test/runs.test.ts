@@ -29,14 +29,14 @@ describe('runs service: runs and the executor API', () => {
       organization: 'acme',
       workspaceId: 'ws-plain',
       message: 'hello',
-      status: 'pending',
+      status: 'RUN_STATUS_PENDING',
       policyCheckIds: [],
       commentIds: [],
       hasPlan: false,
       isCancelable: true,
     });
     expect(run!.id).toMatch(/^run-[0-9A-Za-z]{16}$/);
-    expect(Object.keys(run!.statusTimestamps)).toEqual(['pending-at']);
+    expect(Object.keys(run!.statusTimestamps)).toEqual(['pending']);
     expect(run!.runEventIds).toHaveLength(1);
     const { run: again } = await h.runs.GetRun({ id: run!.id }, owner('acme'));
     expect(again).toEqual(run);
@@ -86,8 +86,8 @@ describe('runs service: runs and the executor API', () => {
   it('a finished plan without applicable kind_a sets moves the run to planned and stores the plan', async () => {
     const { run } = await h.runs.CreateRun({ workspaceId: 'ws-plain' }, owner('acme'));
     const res = await h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan(['aws_instance']) });
-    expect(res.run).toMatchObject({ status: 'planned', hasPlan: true, policyCheckIds: [] });
-    expect(Object.keys(res.run!.statusTimestamps)).toEqual(['pending-at', 'planned-at']);
+    expect(res.run).toMatchObject({ status: 'RUN_STATUS_PLANNED', hasPlan: true, policyCheckIds: [] });
+    expect(Object.keys(res.run!.statusTimestamps)).toEqual(['pending', 'planned']);
     expect(JSON.parse(h.objects.objects.get(`acme/runs/${run!.id}/plan.json`)!.toString())).toMatchObject({
       resource_changes: [{ type: 'aws_instance' }],
     });
@@ -101,7 +101,7 @@ describe('runs service: runs and the executor API', () => {
     ]);
     const again = await h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() });
     for (const r of [a.run!, b.run!, again.run!]) {
-      expect(r.status).toBe('policy_checking');
+      expect(r.status).toBe('RUN_STATUS_POLICY_CHECKING');
       expect(r.policyCheckIds).toHaveLength(1);
     }
     const { policyCheck } = await h.checks.GetPolicyCheck(
@@ -109,12 +109,12 @@ describe('runs service: runs and the executor API', () => {
       owner('acme'),
     );
     expect(policyCheck).toMatchObject({
-      status: 'queued',
-      scope: 'organization',
+      status: 'POLICY_CHECK_STATUS_QUEUED',
+      scope: 'POLICY_CHECK_SCOPE_ORGANIZATION',
       runId: run!.id,
       result: null,
     });
-    expect(Object.keys(policyCheck!.statusTimestamps)).toEqual(['queued-at']);
+    expect(Object.keys(policyCheck!.statusTimestamps)).toEqual(['queued']);
   });
 
   it('rejects a plan that is not a JSON object, and plans of runs that are no longer pending', async () => {
@@ -124,7 +124,7 @@ describe('runs service: runs and the executor API', () => {
     );
     expect(bad).toMatchObject({ status: grpc.status.INVALID_ARGUMENT, code: 'RUNS_INVALID_PLAN_JSON' });
     expect((await h.executor.ReportRunCanceled({ runId: run!.id })).run).toMatchObject({
-      status: 'canceled',
+      status: 'RUN_STATUS_CANCELED',
       isCancelable: false,
     });
     const late = await rejection(h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() }));
@@ -137,7 +137,7 @@ describe('runs service: runs and the executor API', () => {
     const { run } = await h.runs.CreateRun({ workspaceId: 'ws-guarded' }, owner('acme'));
     const planned = await h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() });
     const errored = await h.executor.ReportRunErrored({ runId: run!.id, message: 'apply failed' });
-    expect(errored.run!.status).toBe('errored');
+    expect(errored.run!.status).toBe('RUN_STATUS_ERRORED');
     expect((await h.executor.ReportRunErrored({ runId: run!.id, message: 'again' })).run).toEqual(
       errored.run,
     );
@@ -145,7 +145,7 @@ describe('runs service: runs and the executor API', () => {
       { id: planned.run!.policyCheckIds[0] },
       owner('acme'),
     );
-    expect(policyCheck!.status).toBe('canceled');
+    expect(policyCheck!.status).toBe('POLICY_CHECK_STATUS_CANCELED');
     expect((await rejection(h.executor.ReportRunCanceled({ runId: run!.id }))).code).toBe(
       'RUNS_RUN_STATE_CONFLICT',
     );

@@ -110,10 +110,10 @@ export class PlanRepository {
   /** A run that ended before its plan arrived takes its pending plan along. */
   async endPending(runId: string, status: string, timestamp: string): Promise<void> {
     await this.db.query(
-      `UPDATE plans SET status = $2, status_timestamps = status_timestamps || jsonb_build_object($3::text, $4::text),
+      `UPDATE plans SET status = $2, status_timestamps = status_timestamps || jsonb_build_object($2::text, $3::text),
               upload_attempt = NULL, upload_claimed_until = NULL, updated_at = now()
         WHERE run_id = $1 AND status = 'pending'`,
-      [runId, status, `${status}-at`, timestamp],
+      [runId, status, timestamp],
     );
   }
 }

@@ -33,7 +33,8 @@ export interface ReportedOutcome {
   policySetId: string;
   policyName: string;
   passed: boolean;
-  enforcementLevel: string;
+  /** What the engine said, if anything; informational (the check's levels count). */
+  enforcementLevel?: string;
 }
 
 /**

@@ -5,9 +5,9 @@ export const MAX_LEASE_SECONDS = 3_600;
 /** A check whose leases expired this many times is errored instead of handed out again. */
 export const MAX_CLAIMS = 5;
 
-/** 0 (unset) means the default; otherwise 1..3600 seconds. */
-export function leaseSeconds(requested: number): number {
-  if (!requested) return DEFAULT_LEASE_SECONDS;
+/** Unset means the default; otherwise 1..3600 seconds. */
+export function leaseSeconds(requested: number | undefined): number {
+  if (requested === undefined) return DEFAULT_LEASE_SECONDS;
   if (!Number.isInteger(requested) || requested < 1 || requested > MAX_LEASE_SECONDS) {
     throw invalidAttribute(
       'RUNS_INVALID_LEASE',

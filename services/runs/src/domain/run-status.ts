@@ -27,11 +27,9 @@ export const isFinalRunStatus = (status: string): boolean => FINAL_RUN_STATUSES.
 /** The executor may report a finished plan only while the run is waiting for it. */
 export const canFinishPlan = (status: string): boolean => status === RUN_STATUS.pending;
 
-/** `policy_checked` → `policy-checked-at`: the key upstream clients read in status-timestamps. */
-export const statusTimestampKey = (status: string): string => `${status.replace(/_/g, '-')}-at`;
-
 /**
- * Adds the timestamp of entering `status`, never earlier than any timestamp already recorded
+ * Adds the timestamp of entering `status` (keyed by the status word; the gateway builds the
+ * `policy-checked-at` keys clients read), never earlier than any timestamp already recorded
  * (clocks of replicas may differ slightly; clients expect a monotonic timeline).
  */
 export function withStatusTimestamp(
@@ -40,5 +38,5 @@ export function withStatusTimestamp(
   now: Date = new Date(),
 ): Record<string, string> {
   const latest = Math.max(now.getTime(), ...Object.values(timestamps).map((t) => Date.parse(t) || 0));
-  return { ...timestamps, [statusTimestampKey(status)]: new Date(latest).toISOString() };
+  return { ...timestamps, [status]: new Date(latest).toISOString() };
 }

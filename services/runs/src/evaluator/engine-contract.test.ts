@@ -10,15 +10,20 @@ describe('engine contract', () => {
         organization: 'acme',
         workspaceId: 'ws-1',
         plan: { key: 'acme/runs/run-1/plan.json', sizeBytes: '2', sha256: 'x' },
-        run: { createdAt: '2026-01-01T00:00:00.000Z', message: 'ci', planOnly: true },
+        run: { createdAt: { seconds: '1767225600', nanos: 0 }, message: 'ci', planOnly: true },
         policySets: [
           {
             id: 'polset-1',
             name: 'guardrails',
-            kind: 'kind_a',
+            kind: 'EVALUATION_POLICY_KIND_KIND_A',
             parameters: { region: 'eu' },
             policies: [
-              { id: 'pol-1', name: 'no-s3', enforcementLevel: 'hard-mandatory', code: 'aws_s3_bucket' },
+              {
+                id: 'pol-1',
+                name: 'no-s3',
+                enforcementLevel: 'EVALUATION_ENFORCEMENT_LEVEL_HARD_MANDATORY',
+                code: 'aws_s3_bucket',
+              },
             ],
             archive: { key: 'acme/a.tar.gz', sizeBytes: '10', sha256: 'y' },
             versionId: 'polsetver-1',

@@ -1,4 +1,9 @@
-import type { runsV1 } from '@policyhub/contracts';
+import {
+  evaluationEnforcementLevel,
+  evaluationPolicyKind,
+  type runsV1,
+  timestampToIso,
+} from '@policyhub/contracts';
 
 /*
  * The engine executable contract (docs/evaluator.md): one JSON request on stdin, one JSON
@@ -75,7 +80,7 @@ export function buildEngineRequest(
     organization: input.organization,
     workspace_id: input.workspaceId,
     run: {
-      created_at: input.run?.createdAt ?? '',
+      created_at: timestampToIso(input.run?.createdAt) ?? '',
       message: input.run?.message ?? '',
       plan_only: input.run?.planOnly ?? false,
     },
@@ -86,9 +91,9 @@ export function buildEngineRequest(
       return {
         id: s.id,
         name: s.name,
-        kind: s.kind,
+        kind: evaluationPolicyKind.toWord(s.kind),
         parameters: { ...s.parameters },
-        version_id: s.versionId || null,
+        version_id: s.versionId ?? null,
         archive_path: archive?.archivePath ?? null,
         archive_dir: archive?.archiveDir ?? null,
         policies_path: archive?.policiesPath ?? '',
@@ -101,7 +106,7 @@ export function buildEngineRequest(
         policies: s.policies.map((p) => ({
           id: p.id,
           name: p.name,
-          enforcement_level: p.enforcementLevel,
+          enforcement_level: evaluationEnforcementLevel.toWord(p.enforcementLevel),
           code: p.code,
         })),
       };

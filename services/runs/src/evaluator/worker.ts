@@ -1,5 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { contracts, type runsV1 } from '@policyhub/contracts';
+import {
+  contracts,
+  evaluationEnforcementLevel,
+  evaluationPolicyKind,
+  policyCheckStatus,
+  type runsV1,
+  timestampToIso,
+} from '@policyhub/contracts';
 import { createClient, deadline, readServiceError, workerCredential } from '@policyhub/grpc-runtime';
 import type { Logger } from '@policyhub/telemetry';
 import { createReadStream } from 'node:fs';
@@ -135,7 +142,7 @@ export class EvaluatorWorker {
         // Nothing can bring the input back: decide now rather than after five leases.
         const message = remote.items.map((i) => i.detail ?? i.title).join('; ') || remote.details;
         log.warn({ error: message }, 'the check cannot be evaluated; reporting it as errored');
-        await this.client.FailPolicyCheck({ ...ref, errorMessage: message, report: '' });
+        await this.client.FailPolicyCheck({ ...ref, errorMessage: message });
         return;
       }
       workDir = await mkdtemp(join(this.options.workRoot ?? tmpdir(), 'policyhub-check-'));
@@ -148,7 +155,11 @@ export class EvaluatorWorker {
       }
       if ('error' in outcome) {
         log.warn({ error: outcome.error }, 'evaluation failed; reporting the check as errored');
-        await this.client.FailPolicyCheck({ ...ref, errorMessage: outcome.error, report: outcome.report });
+        await this.client.FailPolicyCheck({
+          ...ref,
+          errorMessage: outcome.error,
+          report: outcome.report || undefined,
+        });
         return;
       }
       try {
@@ -158,19 +169,19 @@ export class EvaluatorWorker {
             policySetId: o.policySetId,
             policyName: o.policyName,
             passed: o.passed,
-            enforcementLevel: o.enforcementLevel,
+            enforcementLevel: evaluationEnforcementLevel.fromWord(o.enforcementLevel),
           })),
           report: outcome.result.report ?? renderEngineReport(input, outcome.result),
           durationMs,
-          engineDetailsJson: outcome.result.details ? JSON.stringify(outcome.result.details) : '',
+          engineDetailsJson: outcome.result.details ? JSON.stringify(outcome.result.details) : undefined,
         });
-        if (done.status === 'errored') {
+        if (done.status === 'POLICY_CHECK_STATUS_ERRORED') {
           log.warn(
             { error: done.errorMessage },
             'runs refused the evaluation as incomplete; the check is errored',
           );
         } else {
-          log.info({ status: done.status, durationMs }, 'policy check evaluated');
+          log.info({ status: policyCheckStatus.toWord(done.status), durationMs }, 'policy check evaluated');
         }
       } catch (err) {
         const remote = readServiceError(err);
@@ -181,7 +192,6 @@ export class EvaluatorWorker {
         await this.client.FailPolicyCheck({
           ...ref,
           errorMessage: `the engine's result does not match the policy check: ${problems}`,
-          report: '',
         });
       }
     } catch (err) {
@@ -210,7 +220,7 @@ export class EvaluatorWorker {
   ): Promise<{ result: EngineResult } | { error: string; report: string }> {
     const { engines } = this.options;
     if (!engines.command) {
-      const kinds = [...new Set(input.policySets.map((s) => s.kind))];
+      const kinds = [...new Set(input.policySets.map((s) => evaluationPolicyKind.toWord(s.kind)))];
       const unsupported = kinds.find((k) => k !== 'kind_a') ?? (engines.sentinel ? undefined : 'kind_a');
       if (unsupported) {
         const error = missingEngineMessage(unsupported, engines);
@@ -232,7 +242,7 @@ export class EvaluatorWorker {
       planFile: files.planPath,
       run: {
         id: input.runId,
-        createdAt: input.run?.createdAt ?? '',
+        createdAt: timestampToIso(input.run?.createdAt) ?? '',
         message: input.run?.message ?? '',
         speculative: input.run?.planOnly ?? false,
         organization: input.organization,
@@ -244,7 +254,11 @@ export class EvaluatorWorker {
           id: s.id,
           name: s.name,
           parameters: { ...s.parameters },
-          policies: s.policies,
+          policies: s.policies.map((p) => ({
+            name: p.name,
+            enforcementLevel: evaluationEnforcementLevel.toWord(p.enforcementLevel),
+            code: p.code,
+          })),
           archiveDir: archive?.archiveDir,
           policiesPath: archive?.policiesPath ?? '',
         };
@@ -281,7 +295,7 @@ export class EvaluatorWorker {
         throw new Error(`policy set ${set.name}: ${describe(err)}`);
       }
       let declared: PreparedArchive['declared'];
-      if (set.kind === 'kind_a') {
+      if (set.kind === 'EVALUATION_POLICY_KIND_KIND_A') {
         const answer = await declaredArchivePolicies(createReadStream(archivePath), policiesPath);
         if (typeof answer === 'string') throw new Error(`policy set ${set.name}: ${answer}`);
         declared = answer;
@@ -387,7 +401,9 @@ function renderEngineReport(input: runsV1.GetPolicyCheckInputResponse__Output, r
       return {
         setName: set?.name ?? o.policySetId,
         policyName: o.file ?? o.policyName,
-        enforcementLevel: listed?.enforcementLevel ?? o.enforcementLevel,
+        enforcementLevel: listed
+          ? evaluationEnforcementLevel.toWord(listed.enforcementLevel)
+          : o.enforcementLevel,
         passed: o.passed,
         lines: o.lines,
       };

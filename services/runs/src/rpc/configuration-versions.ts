@@ -13,17 +13,16 @@ export function configurationVersionHandlers(
 ): Handlers<runsV1.ConfigurationVersionsHandlers> {
   return {
     async CreateConfigurationVersion(req, { principal }) {
-      return toConfigurationVersion(
-        await versions.create(principal, {
-          workspaceId: req.workspaceId,
-          autoQueueRuns: req.autoQueueRuns,
-          speculative: req.speculative,
-          provisional: req.provisional,
-        }),
-      );
+      const version = await versions.create(principal, {
+        workspaceId: req.workspaceId,
+        autoQueueRuns: req.autoQueueRuns,
+        speculative: req.speculative,
+        provisional: req.provisional,
+      });
+      return { configurationVersion: toConfigurationVersion(version) };
     },
     async GetConfigurationVersion(req, { principal }) {
-      return toConfigurationVersion(await versions.get(principal, req.id));
+      return { configurationVersion: toConfigurationVersion(await versions.get(principal, req.id)) };
     },
     async ListWorkspaceConfigurationVersions(req, { principal }) {
       const res = await versions.listByWorkspace(principal, req.workspaceId, req.page);
@@ -37,7 +36,7 @@ export function configurationVersionHandlers(
       (
         call: grpc.ServerWritableStream<
           runsV1.DownloadConfigurationVersionRequest__Output,
-          runsV1.ArchiveChunk
+          runsV1.DownloadConfigurationVersionResponse
         >,
       ) =>
         serveStream(call, 'DownloadConfigurationVersion', options, () =>

@@ -1,6 +1,12 @@
 import { once } from 'node:events';
 import type * as grpc from '@grpc/grpc-js';
-import type { runsV1 } from '@policyhub/contracts';
+import {
+  evaluationEnforcementLevel,
+  evaluationPolicyKind,
+  policyCheckStatus,
+  type runsV1,
+  toTimestamp,
+} from '@policyhub/contracts';
 import { asServiceError, type Handlers, streaming } from '@policyhub/grpc-runtime';
 import type { ObjectInfo } from '../domain/ports.js';
 import type { EvaluatorWorkflows } from '../workflows/evaluator.js';
@@ -27,24 +33,24 @@ export function evaluatorHandlers(
         workspaceId: input.check.workspace_id,
         plan: toReference(input.plan),
         run: {
-          createdAt: new Date(input.run.created_at).toISOString(),
+          createdAt: toTimestamp(input.run.created_at),
           message: input.run.message,
           planOnly: input.run.plan_only,
         },
         policySets: input.policySets.map((s) => ({
           id: s.id,
           name: s.name,
-          kind: s.kind,
+          kind: evaluationPolicyKind.fromKnownWord(s.kind),
           parameters: s.parameters,
           policies: s.policies.map((p) => ({
             id: p.id,
             name: p.name,
-            enforcementLevel: p.enforcementLevel,
+            enforcementLevel: evaluationEnforcementLevel.fromKnownWord(p.enforcementLevel),
             code: p.code,
           })),
           archive: s.archive ? toReference(s.archive) : null,
-          versionId: s.versionId,
-          policiesPath: s.policiesPath ?? '',
+          versionId: s.versionId || undefined,
+          policiesPath: s.policiesPath || undefined,
         })),
       };
     },
@@ -52,7 +58,7 @@ export function evaluatorHandlers(
       async (
         call: grpc.ServerWritableStream<
           runsV1.ReadPolicyCheckObjectRequest__Output,
-          runsV1.PolicyCheckObjectChunk
+          runsV1.ReadPolicyCheckObjectResponse
         >,
       ) => {
         try {
@@ -70,18 +76,18 @@ export function evaluatorHandlers(
       },
     ),
     async CompletePolicyCheck(req) {
+      // The reported enforcement levels are informational: the check's own levels count.
       const { status, errorMessage } = await evaluator.complete(req.policyCheckId, req.leaseToken, {
         outcomes: req.outcomes.map((o) => ({
           policySetId: o.policySetId,
           policyName: o.policyName,
           passed: o.passed,
-          enforcementLevel: o.enforcementLevel,
         })),
         report: req.report,
         durationMs: Number(req.durationMs) || 0,
         engineDetailsJson: req.engineDetailsJson,
       });
-      return { status, errorMessage };
+      return { status: policyCheckStatus.fromKnownWord(status), errorMessage };
     },
     async FailPolicyCheck(req) {
       await evaluator.fail(req.policyCheckId, req.leaseToken, req.errorMessage, req.report);

@@ -18,10 +18,10 @@ export function executorHandlers(
     ReportPlanFinishedStream: streaming(
       (
         call: grpc.ServerReadableStream<
-          runsV1.ReportPlanFinishedChunk__Output,
-          runsV1.ReportPlanFinishedResponse
+          runsV1.ReportPlanFinishedStreamRequest__Output,
+          runsV1.ReportPlanFinishedStreamResponse
         >,
-        callback: grpc.sendUnaryData<runsV1.ReportPlanFinishedResponse>,
+        callback: grpc.sendUnaryData<runsV1.ReportPlanFinishedStreamResponse>,
       ) => {
         readPlanStream(call)
           .then(async ({ runId, plan }) => ({
@@ -36,7 +36,7 @@ export function executorHandlers(
       },
     ),
     async ReportRunErrored(req) {
-      return { run: toRun(await executor.errored(req.runId, req.message), undefined) };
+      return { run: toRun(await executor.errored(req.runId, req.message ?? ''), undefined) };
     },
     async ReportRunCanceled(req) {
       return { run: toRun(await executor.canceled(req.runId), undefined) };
@@ -46,7 +46,7 @@ export function executorHandlers(
 
 /** The run id (first message) and the plan's chunks, refused past MAX_PLAN_BYTES. */
 async function readPlanStream(
-  call: AsyncIterable<runsV1.ReportPlanFinishedChunk__Output>,
+  call: AsyncIterable<runsV1.ReportPlanFinishedStreamRequest__Output>,
 ): Promise<{ runId: string; plan: Buffer }> {
   let runId: string | undefined;
   const chunks: Buffer[] = [];

@@ -1,4 +1,15 @@
-import type { runsV1 } from '@policyhub/contracts';
+import {
+  configurationVersionSource,
+  configurationVersionStatus,
+  planStatus,
+  policyCheckScope,
+  policyCheckStatus,
+  runEventAction,
+  runStatus,
+  type runsV1,
+  toOptionalTimestamp,
+  toTimestamp,
+} from '@policyhub/contracts';
 import { type Principal, hasPermission } from '@policyhub/grpc-runtime';
 import type { CommentRow } from '../db/comment-repository.js';
 import type { ConfigurationVersionRow } from '../db/configuration-version-repository.js';
@@ -7,25 +18,35 @@ import type { PolicyCheckRow } from '../db/policy-check-repository.js';
 import type { RunEventRow } from '../db/run-event-repository.js';
 import type { RunView } from '../db/run-repository.js';
 import type { LeaseRow } from '../db/policy-check-repository.js';
-import { isCvUploadUsable } from '../domain/configuration-versions.js';
+import { CV_STATUS, isCvUploadUsable } from '../domain/configuration-versions.js';
 import { isOverridable } from '../domain/policy-check-status.js';
 import { OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';
 import { isFinalRunStatus } from '../domain/run-status.js';
 
-/** Status timestamps in the order they happened (jsonb keeps keys in its own order). */
-const chronological = (timestamps: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(timestamps).sort(([, a], [, b]) => Date.parse(a) - Date.parse(b)));
+/**
+ * Status word → when it was entered, in the order they happened (jsonb keeps keys in its own
+ * order).
+ */
+const statusTimestamps = (timestamps: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(timestamps)
+      .sort(([, a], [, b]) => Date.parse(a) - Date.parse(b))
+      .map(([status, at]) => [status, toTimestamp(at)]),
+  );
+
+/** Columns that hold '' for "none" (their NOT NULL DEFAULT ''): unset on the wire. */
+const unlessEmpty = (value: string | null): string | undefined => (value ? value : undefined);
 
 export const toRun = (r: RunView, principal: Principal | undefined): runsV1.Run => ({
   id: r.id,
   organization: r.organization,
   workspaceId: r.workspace_id,
   message: r.message,
-  status: r.status,
-  statusTimestamps: chronological(r.status_timestamps),
+  status: runStatus.fromKnownWord(r.status),
+  statusTimestamps: statusTimestamps(r.status_timestamps),
   planOnly: r.plan_only,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
+  createdAt: toTimestamp(r.created_at),
+  updatedAt: toTimestamp(r.updated_at),
   policyCheckIds: r.policy_check_ids,
   commentIds: r.comment_ids,
   runEventIds: r.run_event_ids,
@@ -33,23 +54,23 @@ export const toRun = (r: RunView, principal: Principal | undefined): runsV1.Run 
   isCancelable: !isFinalRunStatus(r.status),
   canComment: hasPermission(principal, r.organization, READ_RUNS, r.organization_id),
   planId: r.plan_id,
-  configurationVersionId: r.configuration_version_id ?? '',
+  configurationVersionId: r.configuration_version_id ?? undefined,
 });
 
 export const toPlan = (p: PlanRow): runsV1.Plan => ({
   id: p.id,
   runId: p.run_id,
   organization: p.organization,
-  status: p.status,
-  statusTimestamps: chronological(p.status_timestamps),
+  status: planStatus.fromKnownWord(p.status),
+  statusTimestamps: statusTimestamps(p.status_timestamps),
   hasChanges: p.has_changes,
   resourceAdditions: p.resource_additions,
   resourceChanges: p.resource_changes,
   resourceDestructions: p.resource_destructions,
   resourceImports: p.resource_imports,
   hasJsonOutput: p.has_json_output,
-  createdAt: p.created_at,
-  updatedAt: p.updated_at,
+  createdAt: toTimestamp(p.created_at),
+  updatedAt: toTimestamp(p.updated_at),
 });
 
 export const toConfigurationVersion = (
@@ -59,28 +80,32 @@ export const toConfigurationVersion = (
   id: v.id,
   organization: v.organization,
   workspaceId: v.workspace_id,
-  status: v.status,
-  statusTimestamps: chronological(v.status_timestamps),
-  source: v.source,
+  status: configurationVersionStatus.fromKnownWord(v.status),
+  statusTimestamps: statusTimestamps(v.status_timestamps),
+  source: configurationVersionSource.fromKnownWord(v.source),
   autoQueueRuns: v.auto_queue_runs,
   speculative: v.speculative,
   provisional: v.provisional,
-  error: v.error ?? '',
-  errorMessage: v.error_message ?? '',
-  uploadToken: isCvUploadUsable(v, now) ? v.upload_token! : '',
-  createdAt: v.created_at,
-  updatedAt: v.updated_at,
+  error: v.error ?? undefined,
+  errorMessage: v.error_message ?? undefined,
+  uploadToken: isCvUploadUsable(v, now) ? v.upload_token! : undefined,
+  createdAt: toTimestamp(v.created_at),
+  updatedAt: toTimestamp(v.updated_at),
+  // The upload was processed when the version left pending.
+  finishedAt: toOptionalTimestamp(
+    v.status_timestamps[CV_STATUS.uploaded] ?? v.status_timestamps[CV_STATUS.errored],
+  ),
 });
 
 export const toRunEvent = (e: RunEventRow): runsV1.RunEvent => ({
   id: e.id,
   runId: e.run_id,
-  action: e.action,
-  description: e.description,
-  actorUserId: e.actor_user_id,
-  commentId: e.comment_id ?? '',
-  policyCheckId: e.policy_check_id ?? '',
-  createdAt: e.created_at,
+  action: runEventAction.fromKnownWord(e.action),
+  description: unlessEmpty(e.description),
+  actorUserId: unlessEmpty(e.actor_user_id),
+  commentId: unlessEmpty(e.comment_id),
+  policyCheckId: unlessEmpty(e.policy_check_id),
+  createdAt: toTimestamp(e.created_at),
 });
 
 export const toComment = (c: CommentRow): runsV1.Comment => ({
@@ -89,7 +114,7 @@ export const toComment = (c: CommentRow): runsV1.Comment => ({
   body: c.body,
   runEventId: c.run_event_id,
   authorUserId: c.author_user_id,
-  createdAt: c.created_at,
+  createdAt: toTimestamp(c.created_at),
 });
 
 export const toPolicyCheck = (c: PolicyCheckRow, principal: Principal | undefined): runsV1.PolicyCheck => ({
@@ -97,9 +122,9 @@ export const toPolicyCheck = (c: PolicyCheckRow, principal: Principal | undefine
   runId: c.run_id,
   organization: c.organization,
   workspaceId: c.workspace_id,
-  scope: c.scope,
-  status: c.status,
-  statusTimestamps: chronological(c.status_timestamps),
+  scope: policyCheckScope.fromKnownWord(c.scope),
+  status: policyCheckStatus.fromKnownWord(c.status),
+  statusTimestamps: statusTimestamps(c.status_timestamps),
   result: c.result
     ? {
         result: c.result.result,
@@ -115,14 +140,14 @@ export const toPolicyCheck = (c: PolicyCheckRow, principal: Principal | undefine
   isOverridable: isOverridable(c.status, c.plan_only),
   canOverride: hasPermission(principal, c.organization, OVERRIDE_POLICY_CHECKS, c.organization_id),
   hasOutput: c.has_output,
-  overrideComment: c.override_comment ?? '',
-  createdAt: c.created_at,
-  updatedAt: c.updated_at,
+  overrideComment: c.override_comment ?? undefined,
+  createdAt: toTimestamp(c.created_at),
+  updatedAt: toTimestamp(c.updated_at),
 });
 
 export const toLease = (l: LeaseRow): runsV1.PolicyCheckLease => ({
   policyCheckId: l.id,
   leaseToken: l.lease_token,
-  expiresAt: l.lease_expires_at,
+  expiresAt: toTimestamp(l.lease_expires_at),
   attempt: l.attempts,
 });

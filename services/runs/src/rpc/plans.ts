@@ -10,12 +10,12 @@ type Options = ImplementOptions;
 export function planHandlers(plans: PlanWorkflows, options: Options): Handlers<runsV1.PlansHandlers> {
   return {
     async GetPlan(req, { principal }) {
-      return toPlan(await plans.get(principal, req.id));
+      return { plan: toPlan(await plans.get(principal, req.id)) };
     },
 
     UploadPlanJson: streaming(
       (
-        call: grpc.ServerReadableStream<runsV1.UploadPlanJsonChunk__Output, runsV1.UploadPlanJsonResponse>,
+        call: grpc.ServerReadableStream<runsV1.UploadPlanJsonRequest__Output, runsV1.UploadPlanJsonResponse>,
         callback: grpc.sendUnaryData<runsV1.UploadPlanJsonResponse>,
       ) =>
         respond(call, callback, 'UploadPlanJson', options, async () => {
@@ -32,7 +32,12 @@ export function planHandlers(plans: PlanWorkflows, options: Options): Handlers<r
     ),
 
     DownloadPlanJson: streaming(
-      (call: grpc.ServerWritableStream<runsV1.DownloadPlanJsonRequest__Output, runsV1.PlanJsonChunk>) =>
+      (
+        call: grpc.ServerWritableStream<
+          runsV1.DownloadPlanJsonRequest__Output,
+          runsV1.DownloadPlanJsonResponse
+        >,
+      ) =>
         serveStream(call, 'DownloadPlanJson', options, () =>
           plans.openJson(callerPrincipal(call, options), call.request.id),
         ),

@@ -17,7 +17,7 @@ export function policyCheckHandlers(checks: PolicyCheckWorkflows): Handlers<runs
     },
     async GetPolicyCheckOutput(req, { principal }) {
       const output = await checks.output(principal, req.id);
-      return { hasOutput: output !== null, output: output ?? '' };
+      return { hasOutput: output !== null, output: output ?? undefined };
     },
   };
 }

@@ -136,7 +136,7 @@ export async function applyConfigurationUpload(
         error: p.errorCode || 'UPLOAD_FAILED',
         errorMessage: p.errorMessage || 'the upload could not be processed',
       },
-      { ...timestamps, 'finished-at': timestamps['errored-at']! },
+      timestamps,
     );
     return;
   }
@@ -149,7 +149,7 @@ export async function applyConfigurationUpload(
       sizeBytes: Number(p.sizeBytes),
       sha256: p.sha256 ?? '',
     },
-    { ...timestamps, 'finished-at': timestamps['uploaded-at']! },
+    timestamps,
   );
   if (version.auto_queue_runs) {
     await insertRun(tx, {

@@ -30,9 +30,11 @@ export interface EvaluationInput {
 
 export interface Completion {
   outcomes: ReportedOutcome[];
-  report: string;
+  /** The engine's report; unset or blank: runs renders one from the outcomes. */
+  report: string | undefined;
   durationMs: number;
-  engineDetailsJson: string;
+  /** The engine's details as a JSON object; unset or blank: runs summarises the outcomes. */
+  engineDetailsJson: string | undefined;
 }
 
 const leaseLost = () =>
@@ -54,7 +56,7 @@ export class EvaluatorWorkflows {
    * already been handed out MAX_CLAIMS times without a decision is errored instead: an input
    * that crashes every evaluator must not circulate forever.
    */
-  async claim(evaluatorId: string, requestedSeconds: number): Promise<LeaseRow | undefined> {
+  async claim(evaluatorId: string, requestedSeconds: number | undefined): Promise<LeaseRow | undefined> {
     const seconds = leaseSeconds(requestedSeconds);
     const owner = evaluatorId.slice(0, 200) || 'anonymous';
     return this.ctx.db.transaction(async (tx) => {
@@ -69,7 +71,7 @@ export class EvaluatorWorkflows {
     });
   }
 
-  async extend(checkId: string, token: string, requestedSeconds: number): Promise<LeaseRow> {
+  async extend(checkId: string, token: string, requestedSeconds: number | undefined): Promise<LeaseRow> {
     const seconds = leaseSeconds(requestedSeconds);
     return this.ctx.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
@@ -134,14 +136,14 @@ export class EvaluatorWorkflows {
     checkId: string,
     token: string,
     completion: Completion,
-  ): Promise<{ status: CheckStatus; errorMessage: string }> {
+  ): Promise<{ status: CheckStatus; errorMessage: string | undefined }> {
     const found = requireLease(await this.checks.get(checkId), token);
     const sets = await this.checks.policySets(checkId);
     const engineDetails = parseEngineDetails(completion.engineDetailsJson);
     const resolution = resolveOutcomes(sets, await this.declaredPolicies(sets), completion.outcomes);
     if (resolution.problems.length > 0) {
       const message = `the evaluation does not cover the policies of the check: ${resolution.problems.join('; ')}`;
-      const engineReport = completion.report.trim()
+      const engineReport = completion.report?.trim()
         ? `\n\nThe engine's report:\n\n${completion.report.trimEnd()}\n`
         : '';
       await this.fail(
@@ -157,12 +159,9 @@ export class EvaluatorWorkflows {
     const outcomes = resolution.outcomes;
     const { status, result } = aggregateOutcomes(outcomes, completion.durationMs, engineDetails);
     const setNames = new Map(sets.map((s) => [s.id, s.name]));
-    const report =
-      completion.report.trim() !== ''
-        ? completion.report
-        : renderReport(
-            outcomes.map((o) => ({ ...o, setName: setNames.get(o.policySetId) ?? o.policySetId })),
-          );
+    const report = completion.report?.trim()
+      ? completion.report
+      : renderReport(outcomes.map((o) => ({ ...o, setName: setNames.get(o.policySetId) ?? o.policySetId })));
     await this.ctx.db.transaction(async (tx) => {
       const run = await new RunRepository(tx).getForUpdate(found.run_id);
       const check = requireLease(await new PolicyCheckRepository(tx).getForUpdate(checkId), token);
@@ -176,7 +175,7 @@ export class EvaluatorWorkflows {
       if (run?.status === RUN_STATUS.policyChecking)
         await moveRun(tx, run, runStatusAfterCheck(status, run.plan_only));
     });
-    return { status, errorMessage: '' };
+    return { status, errorMessage: undefined };
   }
 
   /**
@@ -207,7 +206,12 @@ export class EvaluatorWorkflows {
   }
 
   /** The evaluation could not be done: check → errored, run → errored. */
-  async fail(checkId: string, token: string, errorMessage: string, report: string): Promise<void> {
+  async fail(
+    checkId: string,
+    token: string,
+    errorMessage: string,
+    report: string | undefined,
+  ): Promise<void> {
     const found = requireLease(await this.checks.get(checkId), token);
     const message = errorMessage.trim().slice(0, 10_000) || 'the evaluator reported an error';
     await this.ctx.db.transaction(async (tx) => {
@@ -218,7 +222,7 @@ export class EvaluatorWorkflows {
         run,
         check,
         message,
-        report.trim() !== '' ? report : `Policy check errored: ${message}\n`,
+        report?.trim() ? report : `Policy check errored: ${message}\n`,
       );
     });
   }
@@ -272,8 +276,8 @@ const leaseOwner = (check: PolicyCheckRow) => check.lease_owner ?? 'anonymous';
 
 const newLeaseToken = () => randomBytes(24).toString('base64url');
 
-function parseEngineDetails(json: string): Record<string, unknown> | undefined {
-  if (json.trim() === '') return undefined;
+function parseEngineDetails(json: string | undefined): Record<string, unknown> | undefined {
+  if (json === undefined || json.trim() === '') return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);

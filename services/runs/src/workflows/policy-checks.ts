@@ -56,7 +56,11 @@ export class PolicyCheckWorkflows {
    * Overrides a soft failure: check → overridden, run policy_override → policy_checked, and a
    * `policy-overridden` run event carrying the justification.
    */
-  async override(principal: Principal | undefined, id: string, comment: string): Promise<PolicyCheckRow> {
+  async override(
+    principal: Principal | undefined,
+    id: string,
+    comment: string | undefined,
+  ): Promise<PolicyCheckRow> {
     const caller = requirePrincipal(principal);
     const found = await this.checks.get(id);
     if (!found) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
@@ -67,7 +71,7 @@ export class PolicyCheckWorkflows {
       'RUNS_POLICY_CHECK_NOT_FOUND',
       found.organization_id,
     );
-    const justification = validateOverrideComment(comment.trim());
+    const justification = validateOverrideComment(comment?.trim() ?? '');
     await this.ctx.db.transaction(async (tx) => {
       const run = await new RunRepository(tx).getForUpdate(found.run_id);
       const check = await new PolicyCheckRepository(tx).getForUpdate(id);

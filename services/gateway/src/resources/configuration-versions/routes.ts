@@ -52,11 +52,13 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
       const autoQueueRuns = doc?.boolean('auto-queue-runs') ?? true;
       const speculative = doc?.boolean('speculative') ?? false;
       const provisional = doc?.boolean('provisional') ?? false;
-      const version = await clients.configurationVersions.CreateConfigurationVersion(
+      const { configurationVersion } = await clients.configurationVersions.CreateConfigurationVersion(
         { workspaceId: paramsOf<'id'>(request).id, autoQueueRuns, speculative, provisional },
         as(request),
       );
-      return sendDocument(reply, 201, { data: serializeConfigurationVersion(version, ctx.baseUrl(request)) });
+      return sendDocument(reply, 201, {
+        data: serializeConfigurationVersion(configurationVersion!, ctx.baseUrl(request)),
+      });
     },
   );
 
@@ -72,11 +74,13 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
     },
     async (request, reply) => {
       refuseInclude(queryOf(request).include);
-      const version = await clients.configurationVersions.GetConfigurationVersion(
+      const { configurationVersion } = await clients.configurationVersions.GetConfigurationVersion(
         { id: paramsOf<'id'>(request).id },
         as(request),
       );
-      return sendDocument(reply, 200, { data: serializeConfigurationVersion(version, ctx.baseUrl(request)) });
+      return sendDocument(reply, 200, {
+        data: serializeConfigurationVersion(configurationVersion!, ctx.baseUrl(request)),
+      });
     },
   );
 

@@ -1,5 +1,11 @@
-import type { runsV1 } from '@policyhub/contracts';
-import { API_PREFIX, type ResourceObject, orNull, selfLink } from '../../jsonapi/document.js';
+import {
+  configurationVersionSource,
+  configurationVersionStatus,
+  type runsV1,
+  timestampToIso,
+} from '@policyhub/contracts';
+import { API_PREFIX, type ResourceObject, selfLink } from '../../jsonapi/document.js';
+import { serializeStatusTimestamps } from '../../jsonapi/status-timestamps.js';
 import { uploadUrl } from '../policy-set-versions/serializer.js';
 
 /**
@@ -16,15 +22,15 @@ export function serializeConfigurationVersion(
     type: 'configuration-versions',
     attributes: {
       'auto-queue-runs': v.autoQueueRuns,
-      error: orNull(v.error),
-      'error-message': orNull(v.errorMessage),
-      source: v.source,
+      error: v.error ?? null,
+      'error-message': v.errorMessage ?? null,
+      source: configurationVersionSource.toWord(v.source),
       speculative: v.speculative,
       provisional: v.provisional,
-      status: v.status,
-      'status-timestamps': { ...v.statusTimestamps },
-      'upload-url': v.uploadToken ? uploadUrl(baseUrl, v.uploadToken) : null,
-      'created-at': v.createdAt,
+      status: configurationVersionStatus.toWord(v.status),
+      'status-timestamps': serializeStatusTimestamps(v.statusTimestamps, { 'finished-at': v.finishedAt }),
+      'upload-url': v.uploadToken === undefined ? null : uploadUrl(baseUrl, v.uploadToken),
+      'created-at': timestampToIso(v.createdAt),
     },
     relationships: {
       'ingress-attributes': {

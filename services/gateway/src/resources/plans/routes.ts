@@ -30,8 +30,8 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       refuseInclude(queryOf(request).include);
-      const plan = await clients.plans.GetPlan({ id: paramsOf<'id'>(request).id }, as(request));
-      return sendDocument(reply, 200, { data: serializePlan(plan) });
+      const { plan } = await clients.plans.GetPlan({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendDocument(reply, 200, { data: serializePlan(plan!) });
     },
   );
 
@@ -79,7 +79,7 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
         const metadata = clients.plans.metadata(as(request));
         try {
           const { result, bodyFullyRead } = await streamBody<
-            runsV1.UploadPlanJsonChunk,
+            runsV1.UploadPlanJsonRequest,
             runsV1.UploadPlanJsonResponse__Output
           >(
             (callback) =>

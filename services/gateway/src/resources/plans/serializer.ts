@@ -1,5 +1,6 @@
-import type { runsV1 } from '@policyhub/contracts';
+import { planStatus, type runsV1 } from '@policyhub/contracts';
 import { API_PREFIX, type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
+import { serializeStatusTimestamps } from '../../jsonapi/status-timestamps.js';
 
 /** The one serializer of `plans` (show, upload answer), in upstream's shape plus `run`. */
 export function serializePlan(p: runsV1.Plan__Output): ResourceObject {
@@ -7,8 +8,8 @@ export function serializePlan(p: runsV1.Plan__Output): ResourceObject {
     id: p.id,
     type: 'plans',
     attributes: {
-      status: p.status,
-      'status-timestamps': { ...p.statusTimestamps },
+      status: planStatus.toWord(p.status),
+      'status-timestamps': serializeStatusTimestamps(p.statusTimestamps),
       'has-changes': p.hasChanges,
       'resource-additions': p.resourceAdditions,
       'resource-changes': p.resourceChanges,

@@ -3,9 +3,9 @@ import { readOverrideComment } from './override-body.js';
 
 describe('readOverrideComment', () => {
   it('accepts no body, upstream\'s {"comment"} and a JSON:API-style document', () => {
-    expect(readOverrideComment(undefined)).toBe('');
-    expect(readOverrideComment({})).toBe('');
-    expect(readOverrideComment({ comment: null })).toBe('');
+    expect(readOverrideComment(undefined)).toBeUndefined();
+    expect(readOverrideComment({})).toBeUndefined();
+    expect(readOverrideComment({ comment: null })).toBeUndefined();
     expect(readOverrideComment({ comment: 'ok by CAB' })).toBe('ok by CAB');
     expect(readOverrideComment({ data: { type: 'policy-checks', attributes: { comment: 'why' } } })).toBe(
       'why',

@@ -12,8 +12,8 @@ const TOP_LEVEL = new Set(['comment', 'data', 'meta', 'jsonapi']);
  * `data` or `data.attributes` that are not objects, a comment that is not a string (null is no
  * comment), or two different comments.
  */
-export function readOverrideComment(body: unknown): string {
-  if (body === undefined || body === null) return '';
+export function readOverrideComment(body: unknown): string | undefined {
+  if (body === undefined || body === null) return undefined;
   if (!isObject(body)) throw invalid('', 'the body must be a JSON object');
   const errors: ErrorItem[] = [];
   const fail = (pointer: string, detail: string) =>
@@ -42,7 +42,7 @@ export function readOverrideComment(body: unknown): string {
     fail('/data/attributes/comment', 'comment and data.attributes.comment must not differ');
   }
   if (errors.length > 0) throw new AppError('invalid', 'GATEWAY_INVALID_BODY', errors);
-  return top ?? nested ?? '';
+  return top ?? nested;
 }
 
 function readComment(

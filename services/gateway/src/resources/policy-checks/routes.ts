@@ -151,7 +151,10 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
         as(request),
       );
       if (!res.hasOutput) return sendNoContent(reply);
-      return reply.status(200).type('text/plain; charset=utf-8').send(translateReport(res.output, ctx.wire));
+      return reply
+        .status(200)
+        .type('text/plain; charset=utf-8')
+        .send(translateReport(res.output ?? '', ctx.wire));
     },
   );
 }

@@ -1,5 +1,6 @@
-import type { runsV1 } from '@policyhub/contracts';
+import { policyCheckScope, policyCheckStatus, type runsV1, timestampToIso } from '@policyhub/contracts';
 import { API_PREFIX, type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
+import { serializeStatusTimestamps } from '../../jsonapi/status-timestamps.js';
 import { CANONICAL } from '../../vocabulary.js';
 
 /**
@@ -27,12 +28,12 @@ export function serializePolicyCheck(c: runsV1.PolicyCheck__Output): ResourceObj
             [CANONICAL.policyCheckEngineKey]: engineDetails(r.engineDetailsJson),
           }
         : null,
-      scope: c.scope,
-      status: c.status,
-      'status-timestamps': { ...c.statusTimestamps },
+      scope: policyCheckScope.toWord(c.scope),
+      status: policyCheckStatus.toWord(c.status),
+      'status-timestamps': serializeStatusTimestamps(c.statusTimestamps),
       actions: { 'is-overridable': c.isOverridable },
       permissions: { 'can-override': c.canOverride },
-      'created-at': c.createdAt,
+      'created-at': timestampToIso(c.createdAt),
     },
     relationships: { run: toOne('runs', c.runId) },
     links: {

@@ -1,5 +1,5 @@
-import type { runsV1 } from '@policyhub/contracts';
-import { type ResourceObject, orNull, selfLink, toOne } from '../../jsonapi/document.js';
+import { runEventAction, type runsV1, timestampToIso } from '@policyhub/contracts';
+import { type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
 
 /** The one serializer of `run-events`: what happened to a run (created, commented, overridden, ...). */
 export function serializeRunEvent(e: runsV1.RunEvent__Output): ResourceObject {
@@ -7,9 +7,9 @@ export function serializeRunEvent(e: runsV1.RunEvent__Output): ResourceObject {
     id: e.id,
     type: 'run-events',
     attributes: {
-      action: e.action,
-      description: orNull(e.description),
-      'created-at': e.createdAt,
+      action: runEventAction.toWord(e.action),
+      description: e.description ?? null,
+      'created-at': timestampToIso(e.createdAt),
     },
     relationships: {
       run: toOne('runs', e.runId),

@@ -52,7 +52,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
       const message = doc.nullableString('message') ?? '';
       const planOnly = doc.boolean('plan-only') ?? false;
       const workspaceId = doc.relationshipId('workspace');
-      const configurationVersionId = doc.relationshipId('configuration-version') ?? '';
+      const configurationVersionId = doc.relationshipId('configuration-version');
       if (!workspaceId) {
         throw invalidAttribute(
           'GATEWAY_INVALID_BODY',

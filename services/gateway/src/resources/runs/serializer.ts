@@ -1,5 +1,6 @@
-import type { runsV1 } from '@policyhub/contracts';
+import { runStatus, type runsV1, timestampToIso } from '@policyhub/contracts';
 import { type ResourceObject, selfLink, toMany, toOne } from '../../jsonapi/document.js';
+import { serializeStatusTimestamps } from '../../jsonapi/status-timestamps.js';
 
 /**
  * The one serializer of `runs` (create, show, list, included). Relationship linkage is always
@@ -10,14 +11,14 @@ export function serializeRun(r: runsV1.Run__Output): ResourceObject {
     id: r.id,
     type: 'runs',
     attributes: {
-      status: r.status,
-      'status-timestamps': { ...r.statusTimestamps },
+      status: runStatus.toWord(r.status),
+      'status-timestamps': serializeStatusTimestamps(r.statusTimestamps),
       message: r.message,
       source: 'tfe-api',
       'plan-only': r.planOnly,
       'is-destroy': false,
       'auto-apply': false,
-      'created-at': r.createdAt,
+      'created-at': timestampToIso(r.createdAt),
       actions: {
         'is-cancelable': r.isCancelable,
         'is-confirmable': false,
