@@ -56,9 +56,12 @@ export class EvaluatorWorkflows {
    * already been handed out MAX_CLAIMS times without a decision is errored instead: an input
    * that crashes every evaluator must not circulate forever.
    */
-  async claim(evaluatorId: string, requestedSeconds: number | undefined): Promise<LeaseRow | undefined> {
+  async claim(
+    evaluatorId: string | undefined,
+    requestedSeconds: number | undefined,
+  ): Promise<LeaseRow | undefined> {
     const seconds = leaseSeconds(requestedSeconds);
-    const owner = evaluatorId.slice(0, 200) || 'anonymous';
+    const owner = evaluatorId?.slice(0, 200) || 'anonymous';
     return this.ctx.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
       for (let i = 0; i < MAX_CLAIMS * 2; i++) {
@@ -209,11 +212,11 @@ export class EvaluatorWorkflows {
   async fail(
     checkId: string,
     token: string,
-    errorMessage: string,
+    errorMessage: string | undefined,
     report: string | undefined,
   ): Promise<void> {
     const found = requireLease(await this.checks.get(checkId), token);
-    const message = errorMessage.trim().slice(0, 10_000) || 'the evaluator reported an error';
+    const message = errorMessage?.trim().slice(0, 10_000) || 'the evaluator reported an error';
     await this.ctx.db.transaction(async (tx) => {
       const run = await new RunRepository(tx).getForUpdate(found.run_id);
       const check = requireLease(await new PolicyCheckRepository(tx).getForUpdate(checkId), token);

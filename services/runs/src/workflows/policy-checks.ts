@@ -44,7 +44,7 @@ export class PolicyCheckWorkflows {
   /** Every check of the run without a page; one page otherwise. */
   async listByRun(principal: Principal | undefined, runId: string, page: Page) {
     await readableRun(this.ctx.db, principal, runId);
-    if (!page || (!page.number && !page.size)) {
+    if (!page) {
       return { checks: (await this.checks.listByRun(runId)).rows, page: undefined };
     }
     const w = pageWindow(page);
