@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
+import { timestampToIso } from '@policyhub/contracts';
 import { readServiceError } from '@policyhub/grpc-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policySet } from './support/fakes.js';
@@ -175,5 +177,25 @@ describe('runs service: runs and the executor API', () => {
       return Math.min(...counts);
     };
     expect(await fewestFor(6)).toBe(await fewestFor(1));
+  });
+
+  it('migration 0005 re-keys status timestamps stored under the served keys by status word', async () => {
+    const { run } = await h.runs.CreateRun({ workspaceId: 'ws-plain' }, owner('acme'));
+    await h.service.db.query('UPDATE runs SET status_timestamps = $2 WHERE id = $1', [
+      run!.id,
+      JSON.stringify({
+        'pending-at': '2026-01-01T00:00:00.000Z',
+        'policy-checked-at': '2026-01-01T00:00:01.000Z',
+      }),
+    ]);
+    const sql = await readFile(
+      new URL('../migrations/0005_key_status_timestamps_by_status.sql', import.meta.url),
+      'utf8',
+    );
+    await h.service.db.query(sql);
+    const { run: migrated } = await h.runs.GetRun({ id: run!.id }, owner('acme'));
+    expect(
+      Object.fromEntries(Object.entries(migrated!.statusTimestamps).map(([k, v]) => [k, timestampToIso(v)])),
+    ).toEqual({ pending: '2026-01-01T00:00:00.000Z', policy_checked: '2026-01-01T00:00:01.000Z' });
   });
 });
