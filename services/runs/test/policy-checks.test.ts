@@ -78,7 +78,7 @@ describe('runs service: policy checks and the evaluator protocol', () => {
     expect(input.policySets).toEqual([
       expect.objectContaining({
         id: setId,
-        kind: 'EVALUATION_POLICY_KIND_KIND_A',
+        kind: 'EVALUATION_POLICY_KIND_A',
         policies: [
           {
             id: 'pol-no-s3',

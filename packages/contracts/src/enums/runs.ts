@@ -63,8 +63,8 @@ export const policyCheckScope = enumMapping('PolicyCheckScope', {
 } as const satisfies Words<runsV1.PolicyCheckScope__Output, 'POLICY_CHECK_SCOPE_UNSPECIFIED'>);
 
 export const evaluationPolicyKind = enumMapping('EvaluationPolicyKind', {
-  EVALUATION_POLICY_KIND_KIND_A: 'kind_a',
-  EVALUATION_POLICY_KIND_KIND_B: 'kind_b',
+  EVALUATION_POLICY_KIND_A: 'kind_a',
+  EVALUATION_POLICY_KIND_B: 'kind_b',
 } as const satisfies Words<runsV1.EvaluationPolicyKind__Output, 'EVALUATION_POLICY_KIND_UNSPECIFIED'>);
 
 export const evaluationEnforcementLevel = enumMapping('EvaluationEnforcementLevel', {

@@ -15,7 +15,7 @@ describe('engine contract', () => {
           {
             id: 'polset-1',
             name: 'guardrails',
-            kind: 'EVALUATION_POLICY_KIND_KIND_A',
+            kind: 'EVALUATION_POLICY_KIND_A',
             parameters: { region: 'eu' },
             policies: [
               {

@@ -295,7 +295,7 @@ export class EvaluatorWorker {
         throw new Error(`policy set ${set.name}: ${describe(err)}`);
       }
       let declared: PreparedArchive['declared'];
-      if (set.kind === 'EVALUATION_POLICY_KIND_KIND_A') {
+      if (set.kind === 'EVALUATION_POLICY_KIND_A') {
         const answer = await declaredArchivePolicies(createReadStream(archivePath), policiesPath);
         if (typeof answer === 'string') throw new Error(`policy set ${set.name}: ${answer}`);
         declared = answer;
