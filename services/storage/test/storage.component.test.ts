@@ -169,6 +169,9 @@ describe('uploads', () => {
     expect(completed).toHaveLength(1);
     expect(completed[0]).toMatchObject({
       organization: s.organization,
+      ownerKind: 'UPLOAD_OWNER_KIND_POLICY_SET_VERSION',
+      // The word under the old field too, for the previous release's consumers (ADR 0035).
+      legacyOwnerKind: 'policy-set-version',
       ownerParentId: s.setId,
       ok: true,
       objectKey: s.objectKey,

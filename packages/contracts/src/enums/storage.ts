@@ -17,3 +17,15 @@ export const archiveLayout = enumMapping('ArchiveLayout', {
   ARCHIVE_LAYOUT_SENTINEL: 'sentinel',
   ARCHIVE_LAYOUT_OPA: 'opa',
 } as const satisfies Record<Exclude<ArchiveLayout__Output, 'ARCHIVE_LAYOUT_UNSPECIFIED'>, string>);
+
+/**
+ * The owner kind of a `storage.upload-completed` event, also of one written by a release before
+ * the enum (its word under the deprecated field 4, ADR 0035); `undefined` when neither is known.
+ */
+export function uploadCompletedOwnerKind(event: {
+  ownerKind: UploadOwnerKind__Output;
+  legacyOwnerKind?: string;
+}): Exclude<UploadOwnerKind__Output, 'UPLOAD_OWNER_KIND_UNSPECIFIED'> | undefined {
+  if (event.ownerKind !== 'UPLOAD_OWNER_KIND_UNSPECIFIED') return event.ownerKind;
+  return event.legacyOwnerKind ? uploadOwnerKind.fromWord(event.legacyOwnerKind) : undefined;
+}

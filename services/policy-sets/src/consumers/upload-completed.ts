@@ -1,4 +1,4 @@
-import { type storageV1, uploadOwnerKind } from '@policyhub/contracts';
+import { type storageV1, uploadCompletedOwnerKind, uploadOwnerKind } from '@policyhub/contracts';
 import type { Queryable } from '@policyhub/db';
 import { type ConsumedEvent, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
 import { AdminOrgsLookup } from '../clients/admin-orgs-lookup.js';
@@ -32,7 +32,7 @@ export async function applyUploadCompleted(
   organizationStatus: OrganizationStatusOf,
 ) {
   const p = event.payload;
-  if (p.ownerKind !== uploadOwnerKind.fromKnownWord(UPLOAD_OWNER_KIND)) return;
+  if (uploadCompletedOwnerKind(p) !== uploadOwnerKind.fromKnownWord(UPLOAD_OWNER_KIND)) return;
   const repo = new VersionRepository(tx);
   const version = await repo.get(p.ownerId, { forUpdate: true });
   if (!version || version.status !== 'pending') return;

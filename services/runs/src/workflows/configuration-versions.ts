@@ -1,4 +1,4 @@
-import { type storageV1, uploadOwnerKind } from '@policyhub/contracts';
+import { type storageV1, uploadCompletedOwnerKind, uploadOwnerKind } from '@policyhub/contracts';
 import { pageInfo, pageWindow, type Queryable } from '@policyhub/db';
 import { newId, notFound } from '@policyhub/errors';
 import type { Principal } from '@policyhub/grpc-runtime';
@@ -122,7 +122,7 @@ export async function applyConfigurationUpload(
   tx: Queryable,
   p: storageV1.UploadCompleted__Output,
 ): Promise<void> {
-  if (p.ownerKind !== uploadOwnerKind.fromKnownWord(CV_UPLOAD_OWNER_KIND)) return;
+  if (uploadCompletedOwnerKind(p) !== uploadOwnerKind.fromKnownWord(CV_UPLOAD_OWNER_KIND)) return;
   const repo = new ConfigurationVersionRepository(tx);
   const version = await repo.get(p.ownerId, { forUpdate: true });
   if (!version || version.status !== CV_STATUS.pending) return;

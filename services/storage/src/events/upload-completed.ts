@@ -21,6 +21,9 @@ export function enqueueUploadCompleted(tx: Queryable, session: UploadSession, ou
   const common = {
     organization: session.organization,
     ownerKind: uploadOwnerKind.fromKnownWord(session.ownerKind),
+    // Also the word under the old field, for consumers of the release before the enum during a
+    // rolling upgrade (ADR 0035); drop it one release later.
+    legacyOwnerKind: session.ownerKind,
     ownerId: session.ownerId,
     ownerParentId: session.ownerParentId,
     ok: outcome.ok,
