@@ -25,9 +25,15 @@ describe('runs service: policy checks and the evaluator protocol', () => {
   afterAll(() => h?.stop());
 
   /** A run whose plan finished on a workspace covered by one set with these policies. */
-  async function checkedRun(policies: Array<[string, Level]>, options: { planOnly?: boolean } = {}) {
+  async function checkedRun(
+    policies: Array<[string, Level]>,
+    options: { planOnly?: boolean; withoutCode?: boolean } = {},
+  ) {
     const ws = h.workspaces.add(`ws-${++workspaceCount}`, 'acme');
-    h.policySets.byWorkspace.set(ws.id, [policySet(`polset-${workspaceCount}`, policies)]);
+    const set = policySet(`polset-${workspaceCount}`, policies);
+    // As runs' client records a policy whose code was never uploaded.
+    if (options.withoutCode) for (const p of set.policies) p.code = '';
+    h.policySets.byWorkspace.set(ws.id, [set]);
     const { run } = await h.runs.CreateRun(
       { workspaceId: ws.id, planOnly: options.planOnly ?? false },
       owner('acme'),
@@ -66,6 +72,18 @@ describe('runs service: policy checks and the evaluator protocol', () => {
     return { status: done.status, check: policyCheck!, run: run!, lease };
   }
 
+  it('sends a policy whose code was never uploaded without code (unset, not "")', async () => {
+    const { checkId } = await checkedRun([['no-code', 'hard-mandatory']], { withoutCode: true });
+    const lease = await claim(checkId);
+    const input = await h.evaluator.GetPolicyCheckInput({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+    });
+    const [policy] = input.policySets[0]!.policies;
+    expect(policy).toMatchObject({ name: 'no-code' });
+    expect(policy!.code).toBeUndefined();
+  });
+
   it('hands the evaluator the snapshot of the applicable sets and the plan', async () => {
     const { runId, checkId, setId } = await checkedRun([['no-s3', 'hard-mandatory']]);
     const lease = await claim(checkId);
@@ -80,12 +98,12 @@ describe('runs service: policy checks and the evaluator protocol', () => {
         id: setId,
         kind: 'EVALUATION_POLICY_KIND_A',
         policies: [
-          {
+          expect.objectContaining({
             id: 'pol-no-s3',
             name: 'no-s3',
             enforcementLevel: 'EVALUATION_ENFORCEMENT_LEVEL_HARD_MANDATORY',
             code: '# no-s3',
-          },
+          }),
         ],
       }),
     ]);

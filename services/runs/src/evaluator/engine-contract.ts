@@ -107,7 +107,8 @@ export function buildEngineRequest(
           id: p.id,
           name: p.name,
           enforcement_level: evaluationEnforcementLevel.toWord(p.enforcementLevel),
-          code: p.code,
+          // The engine contract (docs/evaluator.md) has always sent "" for a policy without code.
+          code: p.code ?? '',
         })),
       };
     }),

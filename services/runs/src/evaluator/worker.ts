@@ -257,7 +257,7 @@ export class EvaluatorWorker {
           policies: s.policies.map((p) => ({
             name: p.name,
             enforcementLevel: evaluationEnforcementLevel.toWord(p.enforcementLevel),
-            code: p.code,
+            code: p.code ?? '',
           })),
           archiveDir: archive?.archiveDir,
           policiesPath: archive?.policiesPath ?? '',

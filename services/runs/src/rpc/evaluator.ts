@@ -46,7 +46,7 @@ export function evaluatorHandlers(
             id: p.id,
             name: p.name,
             enforcementLevel: evaluationEnforcementLevel.fromKnownWord(p.enforcementLevel),
-            code: p.code,
+            code: p.code || undefined,
           })),
           archive: s.archive ? toReference(s.archive) : null,
           versionId: s.versionId || undefined,
