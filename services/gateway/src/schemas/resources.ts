@@ -1,3 +1,14 @@
+import {
+  configurationVersionStatus,
+  enforcementLevel,
+  planStatus,
+  policyCheckScope,
+  policyCheckStatus,
+  policySetVersionStatus,
+  runEventAction,
+  runStatus,
+  teamVisibility,
+} from '@policyhub/contracts';
 import { PERMISSIONS } from '@policyhub/grpc-runtime';
 import { type Static, type TProperties, type TSchema, Type, TypeGuard } from '@sinclair/typebox';
 import type { WireNames } from '../vocabulary.js';
@@ -149,27 +160,12 @@ const policySetRelationships = (() => {
   );
 })();
 
-const POLICY_SET_VERSION_STATUS = ['pending', 'ready', 'errored'] as const;
-const ENFORCEMENT_LEVELS = ['advisory', 'soft-mandatory', 'hard-mandatory'] as const;
-const RUN_STATUS = [
-  'pending',
-  'planned',
-  'policy_checking',
-  'policy_checked',
-  'policy_override',
-  'policy_soft_failed',
-  'errored',
-  'canceled',
-] as const;
-const POLICY_CHECK_STATUS = [
-  'queued',
-  'passed',
-  'soft_failed',
-  'hard_failed',
-  'overridden',
-  'errored',
-  'canceled',
-] as const;
+// Closed sets of words come from the contracts' enum tables (ADR 0035), so a new status appears
+// in the schemas, the validation mode and the OpenAPI document with its enum value.
+const POLICY_SET_VERSION_STATUS = policySetVersionStatus.words;
+const ENFORCEMENT_LEVELS = enforcementLevel.words;
+const RUN_STATUS = runStatus.words;
+const POLICY_CHECK_STATUS = policyCheckStatus.words;
 
 /** Every shared resource schema, in the names of the served profile. */
 export function resourceSchemas(names: WireNames): TSchema[] {
@@ -276,7 +272,7 @@ export function resourceSchemas(names: WireNames): TSchema[] {
             ),
           }),
         ),
-        scope: oneOf(['organization']),
+        scope: oneOf(policyCheckScope.words),
         status: oneOf(POLICY_CHECK_STATUS),
         'status-timestamps': statusTimestamps('`queued-at`, `passed-at`, …'),
         actions: closed({ 'is-overridable': Type.Boolean() }),
@@ -326,7 +322,7 @@ export function resourceSchemas(names: WireNames): TSchema[] {
     'Plan',
     {
       attributes: {
-        status: oneOf(['pending', 'finished', 'errored', 'canceled']),
+        status: oneOf(planStatus.words),
         'status-timestamps': statusTimestamps('`pending-at`, `finished-at`, …'),
         'has-changes': Type.Boolean(),
         'resource-additions': Count,
@@ -351,7 +347,7 @@ export function resourceSchemas(names: WireNames): TSchema[] {
         source: Type.String(),
         speculative: Type.Boolean(),
         provisional: Type.Boolean(),
-        status: oneOf(['pending', 'uploaded', 'errored']),
+        status: oneOf(configurationVersionStatus.words),
         'status-timestamps': statusTimestamps('`pending-at`, `uploaded-at`, `finished-at`, …'),
         'upload-url': uploadUrl,
         'created-at': Timestamp,
@@ -380,7 +376,7 @@ export function resourceSchemas(names: WireNames): TSchema[] {
     'RunEvent',
     {
       attributes: {
-        action: oneOf(['created', 'commented', 'policy-overridden', 'canceled', 'errored']),
+        action: oneOf(runEventAction.words),
         description: nullable(Type.String()),
         'created-at': Timestamp,
       },
@@ -487,7 +483,7 @@ export function resourceSchemas(names: WireNames): TSchema[] {
         name: Type.String(),
         'organization-access': closed(Object.fromEntries(PERMISSIONS.map((p) => [p, Type.Boolean()]))),
         'users-count': Count,
-        visibility: oneOf(['secret', 'organization']),
+        visibility: oneOf(teamVisibility.words),
         'created-at': Timestamp,
       },
       relationships: { organization: toOne('organizations'), users: toMany('users') },
