@@ -239,10 +239,11 @@ async function applyOnce(
     );
     if (inserted.rowCount === 0) return 'duplicate';
     const payload = decodeMessage<Record<string, unknown>>(topic.type, message.payload);
-    const occurredAt = occurredAtMs(payload.occurredAt);
-    // A replay's age says nothing about how far behind the consumer is.
-    if (!replay && !Number.isNaN(occurredAt)) {
-      metrics.consumerLag.set({ consumer, topic: message.topic }, (Date.now() - occurredAt) / 1000);
+    // Unset in an event written before occurred_at became a Timestamp (ADR 0035). A replay's age
+    // says nothing about how far behind the consumer is.
+    const occurredAt = fromTimestamp(payload.occurredAt as TimestampOutput | null);
+    if (!replay && occurredAt) {
+      metrics.consumerLag.set({ consumer, topic: message.topic }, (Date.now() - occurredAt.getTime()) / 1000);
     }
     await handle({ eventId: message.eventId, topic: message.topic, key: message.key, payload }, tx);
     return 'processed';
@@ -272,11 +273,3 @@ async function deadLetter(db: Db, consumer: string, message: BusMessage, err: un
 const describe = (err: unknown): string =>
   err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Epoch milliseconds of a payload's `occurred_at` (a Timestamp, or RFC 3339 text), NaN if absent. */
-function occurredAtMs(value: unknown): number {
-  if (typeof value === 'string') return Date.parse(value);
-  if (value && typeof value === 'object')
-    return fromTimestamp(value as TimestampOutput)?.getTime() ?? Number.NaN;
-  return Number.NaN;
-}
