@@ -5,6 +5,13 @@
  * added in one place; `satisfies Record<…>` at the definition makes a missing value a compile error.
  * The `*_UNSPECIFIED` zero value has no word: reading it is a bug, never user input.
  */
+/**
+ * The shape a word table must have for the enum `E`: one word per value except the zero value
+ * (`*_UNSPECIFIED`). Tables are declared `{ … } as const satisfies EnumWords<E>`, so a value the
+ * table forgets, or one the enum no longer has, is a compile error.
+ */
+export type EnumWords<E> = Record<Exclude<Extract<E, string>, `${string}_UNSPECIFIED`>, string>;
+
 export interface EnumMapping<P extends string, W extends string> {
   /** The enum's name, for error messages. */
   readonly name: string;

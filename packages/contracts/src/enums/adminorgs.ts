@@ -1,10 +1,8 @@
 // The enum tables of proto/policyhub/adminorgs (see ../enum-mapping.ts). One exported mapping per enum,
 // named after the enum in lowerCamelCase (e.g. `export const policySetKind = enumMapping(...)`).
-import { enumMapping } from '../enum-mapping.js';
+import { type EnumWords, enumMapping } from '../enum-mapping.js';
 import type { OrganizationPermission } from '../generated/policyhub/adminorgs/v1/OrganizationPermission.js';
 import type { TeamVisibility } from '../generated/policyhub/adminorgs/v1/TeamVisibility.js';
-
-type Named<E> = Exclude<Extract<E, string>, `${string}_UNSPECIFIED`>;
 
 /** A team's `organization-access` permissions (the words @policyhub/permissions checks). */
 export const organizationPermission = enumMapping('OrganizationPermission', {
@@ -14,10 +12,10 @@ export const organizationPermission = enumMapping('OrganizationPermission', {
   ORGANIZATION_PERMISSION_MANAGE_PROJECTS: 'manage-projects',
   ORGANIZATION_PERMISSION_READ_WORKSPACES: 'read-workspaces',
   ORGANIZATION_PERMISSION_READ_RUNS: 'read-runs',
-} as const satisfies Record<Named<OrganizationPermission>, string>);
+} as const satisfies EnumWords<OrganizationPermission>);
 
 /** A team's `visibility`. */
 export const teamVisibility = enumMapping('TeamVisibility', {
   TEAM_VISIBILITY_SECRET: 'secret',
   TEAM_VISIBILITY_ORGANIZATION: 'organization',
-} as const satisfies Record<Named<TeamVisibility>, string>);
+} as const satisfies EnumWords<TeamVisibility>);

@@ -1,10 +1,7 @@
 // The enum tables of proto/policyhub/runs (see ../enum-mapping.ts). One exported mapping per enum,
 // named after the enum in lowerCamelCase (e.g. `export const policySetKind = enumMapping(...)`).
-import { enumMapping } from '../enum-mapping.js';
+import { type EnumWords, enumMapping } from '../enum-mapping.js';
 import type { runsV1 } from '../generated/index.js';
-
-/** Every value of a generated enum but its zero value: the keys a word table must have. */
-type Words<E extends string, Zero extends string> = Record<Exclude<E, Zero>, string>;
 
 export const runStatus = enumMapping('RunStatus', {
   RUN_STATUS_PENDING: 'pending',
@@ -15,7 +12,7 @@ export const runStatus = enumMapping('RunStatus', {
   RUN_STATUS_POLICY_SOFT_FAILED: 'policy_soft_failed',
   RUN_STATUS_ERRORED: 'errored',
   RUN_STATUS_CANCELED: 'canceled',
-} as const satisfies Words<runsV1.RunStatus__Output, 'RUN_STATUS_UNSPECIFIED'>);
+} as const satisfies EnumWords<runsV1.RunStatus__Output>);
 
 export const runEventAction = enumMapping('RunEventAction', {
   RUN_EVENT_ACTION_CREATED: 'created',
@@ -23,30 +20,24 @@ export const runEventAction = enumMapping('RunEventAction', {
   RUN_EVENT_ACTION_POLICY_OVERRIDDEN: 'policy-overridden',
   RUN_EVENT_ACTION_CANCELED: 'canceled',
   RUN_EVENT_ACTION_ERRORED: 'errored',
-} as const satisfies Words<runsV1.RunEventAction__Output, 'RUN_EVENT_ACTION_UNSPECIFIED'>);
+} as const satisfies EnumWords<runsV1.RunEventAction__Output>);
 
 export const planStatus = enumMapping('PlanStatus', {
   PLAN_STATUS_PENDING: 'pending',
   PLAN_STATUS_FINISHED: 'finished',
   PLAN_STATUS_ERRORED: 'errored',
   PLAN_STATUS_CANCELED: 'canceled',
-} as const satisfies Words<runsV1.PlanStatus__Output, 'PLAN_STATUS_UNSPECIFIED'>);
+} as const satisfies EnumWords<runsV1.PlanStatus__Output>);
 
 export const configurationVersionStatus = enumMapping('ConfigurationVersionStatus', {
   CONFIGURATION_VERSION_STATUS_PENDING: 'pending',
   CONFIGURATION_VERSION_STATUS_UPLOADED: 'uploaded',
   CONFIGURATION_VERSION_STATUS_ERRORED: 'errored',
-} as const satisfies Words<
-  runsV1.ConfigurationVersionStatus__Output,
-  'CONFIGURATION_VERSION_STATUS_UNSPECIFIED'
->);
+} as const satisfies EnumWords<runsV1.ConfigurationVersionStatus__Output>);
 
 export const configurationVersionSource = enumMapping('ConfigurationVersionSource', {
   CONFIGURATION_VERSION_SOURCE_TFE_API: 'tfe-api',
-} as const satisfies Words<
-  runsV1.ConfigurationVersionSource__Output,
-  'CONFIGURATION_VERSION_SOURCE_UNSPECIFIED'
->);
+} as const satisfies EnumWords<runsV1.ConfigurationVersionSource__Output>);
 
 export const policyCheckStatus = enumMapping('PolicyCheckStatus', {
   POLICY_CHECK_STATUS_QUEUED: 'queued',
@@ -56,22 +47,19 @@ export const policyCheckStatus = enumMapping('PolicyCheckStatus', {
   POLICY_CHECK_STATUS_OVERRIDDEN: 'overridden',
   POLICY_CHECK_STATUS_ERRORED: 'errored',
   POLICY_CHECK_STATUS_CANCELED: 'canceled',
-} as const satisfies Words<runsV1.PolicyCheckStatus__Output, 'POLICY_CHECK_STATUS_UNSPECIFIED'>);
+} as const satisfies EnumWords<runsV1.PolicyCheckStatus__Output>);
 
 export const policyCheckScope = enumMapping('PolicyCheckScope', {
   POLICY_CHECK_SCOPE_ORGANIZATION: 'organization',
-} as const satisfies Words<runsV1.PolicyCheckScope__Output, 'POLICY_CHECK_SCOPE_UNSPECIFIED'>);
+} as const satisfies EnumWords<runsV1.PolicyCheckScope__Output>);
 
 export const evaluationPolicyKind = enumMapping('EvaluationPolicyKind', {
   EVALUATION_POLICY_KIND_A: 'kind_a',
   EVALUATION_POLICY_KIND_B: 'kind_b',
-} as const satisfies Words<runsV1.EvaluationPolicyKind__Output, 'EVALUATION_POLICY_KIND_UNSPECIFIED'>);
+} as const satisfies EnumWords<runsV1.EvaluationPolicyKind__Output>);
 
 export const evaluationEnforcementLevel = enumMapping('EvaluationEnforcementLevel', {
   EVALUATION_ENFORCEMENT_LEVEL_ADVISORY: 'advisory',
   EVALUATION_ENFORCEMENT_LEVEL_SOFT_MANDATORY: 'soft-mandatory',
   EVALUATION_ENFORCEMENT_LEVEL_HARD_MANDATORY: 'hard-mandatory',
-} as const satisfies Words<
-  runsV1.EvaluationEnforcementLevel__Output,
-  'EVALUATION_ENFORCEMENT_LEVEL_UNSPECIFIED'
->);
+} as const satisfies EnumWords<runsV1.EvaluationEnforcementLevel__Output>);

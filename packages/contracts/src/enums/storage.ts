@@ -1,6 +1,6 @@
 // The enum tables of proto/policyhub/storage (see ../enum-mapping.ts). One exported mapping per enum,
 // named after the enum in lowerCamelCase (e.g. `export const policySetKind = enumMapping(...)`).
-import { enumMapping } from '../enum-mapping.js';
+import { type EnumWords, enumMapping } from '../enum-mapping.js';
 import type {
   ArchiveLayout__Output,
   UploadOwnerKind__Output,
@@ -10,13 +10,13 @@ import type {
 export const uploadOwnerKind = enumMapping('UploadOwnerKind', {
   UPLOAD_OWNER_KIND_POLICY_SET_VERSION: 'policy-set-version',
   UPLOAD_OWNER_KIND_CONFIGURATION_VERSION: 'configuration-version',
-} as const satisfies Record<Exclude<UploadOwnerKind__Output, 'UPLOAD_OWNER_KIND_UNSPECIFIED'>, string>);
+} as const satisfies EnumWords<UploadOwnerKind__Output>);
 
 /** The layout an uploaded archive must have (unset: any archive). */
 export const archiveLayout = enumMapping('ArchiveLayout', {
   ARCHIVE_LAYOUT_SENTINEL: 'sentinel',
   ARCHIVE_LAYOUT_OPA: 'opa',
-} as const satisfies Record<Exclude<ArchiveLayout__Output, 'ARCHIVE_LAYOUT_UNSPECIFIED'>, string>);
+} as const satisfies EnumWords<ArchiveLayout__Output>);
 
 /**
  * The owner kind of a `storage.upload-completed` event, also of one written by a release before
