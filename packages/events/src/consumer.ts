@@ -22,13 +22,26 @@ export interface ConsumedEvent<T> {
 
 export type EventHandler<T = any> = (event: ConsumedEvent<T>, tx: Queryable) => Promise<void>;
 
+/** A consumer's handling of one topic. */
+export interface TopicHandler<T = any> {
+  topic: Topic;
+  handle: EventHandler<T>;
+  /**
+   * Whether the event is this consumer's at all (default: every event of the topic). An event it
+   * does not accept is acknowledged without a transaction or a processed_events row: there is no
+   * effect to apply once, so there is nothing to record. Only for events the consumer would
+   * ignore whatever its state (another service's upload, say), never for "already applied".
+   */
+  accepts?: (payload: T) => boolean;
+}
+
 export interface ConsumerOptions {
   /** Consumer (group) name, e.g. `policy-sets.upload-completed`. */
   name: string;
   db: Db;
   transport: EventTransport;
   logger: Logger;
-  handlers: Array<{ topic: Topic; handle: EventHandler }>;
+  handlers: TopicHandler[];
   /** Attempts before a message is dead-lettered (default 5). */
   maxAttempts?: number;
   retryDelayMs?: number;
@@ -48,9 +61,7 @@ export interface ConsumerOptions {
  */
 export async function startConsumer(options: ConsumerOptions): Promise<Subscription> {
   const { db, logger, name } = options;
-  const byTopic = new Map<string, { topic: Topic; handle: EventHandler }>(
-    options.handlers.map((h) => [h.topic.name, h]),
-  );
+  const byTopic = new Map<string, TopicHandler>(options.handlers.map((h) => [h.topic.name, h]));
   const maxAttempts = options.maxAttempts ?? 5;
 
   const handleMessage = async (message: BusMessage, replay = false): Promise<void> => {
@@ -60,9 +71,16 @@ export async function startConsumer(options: ConsumerOptions): Promise<Subscript
     await context.with(parent, () =>
       inConsumerSpan(name, message, async (span) => {
         let lastError: unknown;
+        let payload: Record<string, unknown> | undefined;
         for (let attempt = 1; attempt <= maxAttempts; attempt++) {
           try {
-            const outcome = await applyOnce(db, name, message, entry.topic, entry.handle, replay);
+            payload ??= decodeMessage<Record<string, unknown>>(entry.topic.type, message.payload);
+            // A replayed dead letter goes through the transaction, which also removes it.
+            if (!replay && entry.accepts && !entry.accepts(payload)) {
+              metrics.consumed.inc({ consumer: name, topic: message.topic, outcome: 'ignored' });
+              return;
+            }
+            const outcome = await applyOnce(db, name, message, payload, entry.handle, replay);
             metrics.consumed.inc({ consumer: name, topic: message.topic, outcome });
             if (replay)
               logger.info({ consumer: name, eventId: message.eventId, outcome }, 'dead letter replayed');
@@ -221,7 +239,7 @@ async function applyOnce(
   db: Db,
   consumer: string,
   message: BusMessage,
-  topic: Topic,
+  payload: Record<string, unknown>,
   handle: EventHandler,
   replay: boolean,
 ): Promise<'processed' | 'duplicate'> {
@@ -238,7 +256,6 @@ async function applyOnce(
       [consumer, message.eventId],
     );
     if (inserted.rowCount === 0) return 'duplicate';
-    const payload = decodeMessage<Record<string, unknown>>(topic.type, message.payload);
     // Unset in an event written before occurred_at became a Timestamp (ADR 0035). A replay's age
     // says nothing about how far behind the consumer is.
     const occurredAt = fromTimestamp(payload.occurredAt as TimestampOutput | null);

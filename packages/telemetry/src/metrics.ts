@@ -58,7 +58,7 @@ export const metrics = {
     () =>
       new client.Counter({
         name: 'policyhub_events_consumed_total',
-        help: 'Events handled by consumers, by consumer, topic and outcome (processed, duplicate, dead_lettered)',
+        help: 'Events handled by consumers, by consumer, topic and outcome (processed, duplicate, ignored, dead_lettered)',
         labelNames: ['consumer', 'topic', 'outcome'],
         registers: [registry],
       }),

@@ -3,6 +3,22 @@ import { unavailable } from '@policyhub/errors';
 import { type Principal, readServiceError, rethrowAsAppError } from '@policyhub/grpc-runtime';
 import type { PolicySetsClients } from './index.js';
 
+/** An organization as an upload sees it (AdminOrgsLookup.organizationState). */
+export type OrganizationState = { id: string; isDisabled: boolean } | 'missing' | 'unknown';
+
+/**
+ * Whether the organization `state` describes may take an upload made for the organization with id
+ * `id`: a different organization holding the name now means that one is gone (ADR 0019).
+ */
+export function uploadableStatus(
+  state: OrganizationState,
+  id: string | null,
+): 'active' | 'disabled' | 'missing' | 'unknown' {
+  if (typeof state === 'string') return state;
+  if (id && state.id && state.id !== id) return 'missing';
+  return state.isDisabled ? 'disabled' : 'active';
+}
+
 export interface OrganizationFacts {
   name: string;
   /** The organization's immutable id (admin-orgs' external id). */
@@ -25,18 +41,14 @@ export class AdminOrgsLookup {
   }
 
   /**
-   * Whether `name` may take uploads now, asked without a principal (so a disabled organization is
-   * seen with its flag). `unknown` when admin-orgs cannot be reached. With `id`: a different
-   * organization holding the name now means that one is gone (ADR 0019).
+   * The organization holding `name` now, asked without a principal (so a disabled organization is
+   * seen with its flag): its id and whether it is disabled, `missing`, or `unknown` when admin-orgs
+   * cannot be reached. `uploadableStatus` turns it into whether an upload may be applied.
    */
-  async organizationStatus(
-    name: string,
-    id: string | null = null,
-  ): Promise<'active' | 'disabled' | 'missing' | 'unknown'> {
+  async organizationState(name: string): Promise<OrganizationState> {
     try {
       const org = (await this.clients.organizations.GetOrganization({ name })).organization!;
-      if (id && org.externalId && org.externalId !== id) return 'missing';
-      return org.isDisabled ? 'disabled' : 'active';
+      return { id: org.externalId, isDisabled: org.isDisabled };
     } catch (err) {
       const { status } = readServiceError(err);
       if (status === grpc.status.NOT_FOUND) return 'missing';

@@ -1,7 +1,7 @@
 import { type storageV1, uploadCompletedOwnerKind, uploadOwnerKind } from '@policyhub/contracts';
 import type { Queryable } from '@policyhub/db';
 import { type ConsumedEvent, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
-import { AdminOrgsLookup } from '../clients/admin-orgs-lookup.js';
+import { AdminOrgsLookup, type OrganizationState, uploadableStatus } from '../clients/admin-orgs-lookup.js';
 import { VersionRepository } from '../db/version-repository.js';
 import type { PolicySetsDeps } from '../deps.js';
 import { settle, UPLOAD_OWNER_KIND, type UploadOutcome } from '../domain/versions.js';
@@ -9,10 +9,11 @@ import { settle, UPLOAD_OWNER_KIND, type UploadOutcome } from '../domain/version
 export const UPLOAD_COMPLETED_CONSUMER = 'policy-sets.upload-completed';
 
 /** How the consumer learns whether the organization may still take the upload. */
-export type OrganizationStatusOf = (
-  organization: string,
-  organizationId: string | null,
-) => Promise<'active' | 'disabled' | 'missing' | 'unknown'>;
+export type OrganizationStateOf = (organization: string) => Promise<OrganizationState>;
+
+/** Whether an upload-completed event is a policy set version's (the others are someone else's). */
+export const isPolicySetVersionUpload = (p: storageV1.UploadCompleted__Output): boolean =>
+  uploadCompletedOwnerKind(p) === uploadOwnerKind.fromKnownWord(UPLOAD_OWNER_KIND);
 
 /**
  * Applies an upload's outcome to its version: ready (and the set's current version) or errored.
@@ -29,18 +30,21 @@ export type OrganizationStatusOf = (
 export async function applyUploadCompleted(
   event: ConsumedEvent<storageV1.UploadCompleted__Output>,
   tx: Queryable,
-  organizationStatus: OrganizationStatusOf,
+  organizationState: OrganizationStateOf,
 ) {
   const p = event.payload;
-  if (uploadCompletedOwnerKind(p) !== uploadOwnerKind.fromKnownWord(UPLOAD_OWNER_KIND)) return;
+  if (!isPolicySetVersionUpload(p)) return;
+  // Asked while the version is read (it only needs the name); its id is compared below.
+  const organization = p.ok ? organizationState(p.organization) : undefined;
+  organization?.catch(() => {});
   const repo = new VersionRepository(tx);
   const version = await repo.get(p.ownerId, { forUpdate: true });
   if (!version || version.status !== 'pending') return;
   let outcome: UploadOutcome = p.ok
     ? { ok: true, objectKey: p.objectKey ?? '', sizeBytes: Number(p.sizeBytes), sha256: p.sha256 ?? '' }
     : { ok: false, errorCode: p.errorCode ?? '', errorMessage: p.errorMessage ?? '' };
-  if (outcome.ok) {
-    const status = await organizationStatus(p.organization, version.organization_id);
+  if (outcome.ok && organization) {
+    const status = uploadableStatus(await organization, version.organization_id);
     if (status === 'disabled' || status === 'missing') {
       outcome = {
         ok: false,
@@ -52,7 +56,6 @@ export async function applyUploadCompleted(
   const settlement = settle(version, outcome);
   if (!settlement) return;
   await repo.settle(version.id, settlement);
-  if (settlement.status === 'ready') await repo.setCurrent(version.policy_set_id, version.id);
 }
 
 export function startUploadCompletedConsumer({
@@ -70,9 +73,10 @@ export function startUploadCompletedConsumer({
     handlers: [
       {
         topic: TOPICS.uploadCompleted,
+        accepts: isPolicySetVersionUpload,
         handle: (event, tx) =>
-          applyUploadCompleted(event as ConsumedEvent<storageV1.UploadCompleted__Output>, tx, (name, id) =>
-            lookup.organizationStatus(name, id),
+          applyUploadCompleted(event as ConsumedEvent<storageV1.UploadCompleted__Output>, tx, (name) =>
+            lookup.organizationState(name),
           ),
       },
     ],

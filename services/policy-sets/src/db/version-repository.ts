@@ -135,12 +135,20 @@ export class VersionRepository {
   }
 
   /** Moves a pending version to ready or errored; the upload URL is forgotten either way. */
+  /**
+   * Records an upload's outcome on a version. A version that becomes ready also becomes its set's
+   * current version (the current version is the one that most recently became ready), in the same
+   * statement.
+   */
   async settle(id: string, s: Settlement): Promise<void> {
     if (s.status === 'ready') {
       await this.db.query(
-        `UPDATE policy_set_versions SET status = 'ready', ready_at = now(), object_key = $2, size_bytes = $3,
-                sha256 = $4, upload_token = NULL, updated_at = now()
-          WHERE id = $1`,
+        `WITH settled AS (
+           UPDATE policy_set_versions SET status = 'ready', ready_at = now(), object_key = $2, size_bytes = $3,
+                  sha256 = $4, upload_token = NULL, updated_at = now()
+            WHERE id = $1
+            RETURNING id, policy_set_id)
+         UPDATE policy_sets SET current_version_id = settled.id FROM settled WHERE policy_sets.id = settled.policy_set_id`,
         [id, s.objectKey, s.sizeBytes, s.sha256],
       );
     } else {
@@ -151,13 +159,5 @@ export class VersionRepository {
         [id, s.error, s.errorMessage],
       );
     }
-  }
-
-  /** The set's current version is the one that most recently became ready. */
-  async setCurrent(policySetId: string, versionId: string): Promise<void> {
-    await this.db.query('UPDATE policy_sets SET current_version_id = $2 WHERE id = $1', [
-      policySetId,
-      versionId,
-    ]);
   }
 }
