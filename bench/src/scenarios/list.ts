@@ -59,10 +59,15 @@ export async function createListFixture(b: BenchSystem) {
 
 /**
  * A page of 20 policy sets (`createListFixture`) with and without include=workspaces,policies:
- * CPU per request of the system's processes.
+ * CPU per request of the system's processes, and per kilobyte served (the included resources make
+ * the answer about four times larger, so the second ratio tells whether an included resource
+ * costs more or less per byte than a listed one).
  */
 export async function listScenario(b: BenchSystem, cfg: BenchConfig) {
   const { url } = await createListFixture(b);
+  const bytesOf = async (include: boolean) =>
+    (await (await fetch(url(include), { headers: b.auth })).arrayBuffer()).byteLength;
+  const bytes = { plain: await bytesOf(false), include: await bytesOf(true) };
   const connections = Math.max(1, cfg.connections >> 2);
   const run = (include: boolean, seconds: number) =>
     load(`${b.mode}: list 20 sets${include ? ' include=workspaces,policies' : ''}`, {
@@ -80,14 +85,17 @@ export async function listScenario(b: BenchSystem, cfg: BenchConfig) {
       ([plain, inc]) => (inc!.cpuMsPerRequest ?? Number.NaN) / (plain!.cpuMsPerRequest ?? Number.NaN),
     ),
   );
+  const perByte = ratios(cpu.perRound.map((r) => r / (bytes.include / bytes.plain)));
   const nonOk = rounds.flat().reduce((n, r) => n + r.non2xx + r.errors, 0);
   const section: Section = {
     title: `List of 20 policy sets with and without includes (${b.mode}, ${connections} connections)`,
     rows: rounds.flat(),
     metrics: {
       'CPU per request with includes ÷ plain list': showRatio(cpu),
+      'response bytes, plain list / with includes': `${bytes.plain} / ${bytes.include}`,
+      'CPU per byte served with includes ÷ plain list': showRatio(perByte),
       'non-2xx and errors': nonOk,
     },
   };
-  return { section, cpu, nonOk };
+  return { section, cpu, perByte: perByte, bytes, nonOk };
 }
