@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { callLocal, localMethod } from './in-process.js';
+import { callLocal, localClientStream, localMethod, openLocalClientStream } from './in-process.js';
 import type { ClientCredential } from './internal-auth.js';
 import type { Principal } from '@policyhub/permissions';
 
@@ -65,8 +65,38 @@ export function deadline(options: CallOptions | undefined): grpc.CallOptions {
   return { deadline: Date.now() + (options?.deadlineMs ?? 10_000) };
 }
 
+/** The client-streaming methods of a generated client (`Upload`, `PutObject`, …). */
+export type ClientStreamName<C> = {
+  [K in keyof C]: K extends `${Uppercase<string>}${string}`
+    ? C[K] extends (callback: grpc.requestCallback<infer _Res>) => grpc.ClientWritableStream<infer _Req>
+      ? K
+      : never
+    : never;
+}[keyof C];
+type ClientStreamTypes<C, K extends keyof C> = C[K] extends (
+  callback: grpc.requestCallback<infer Res>,
+) => grpc.ClientWritableStream<infer Req>
+  ? { req: Req; res: Res }
+  : never;
+
+type OpenClientStream = (
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (err: grpc.ServiceError | null, response?: unknown) => void,
+) => grpc.ClientWritableStream<unknown>;
+
 export interface ClientExtras<C> {
-  /** The underlying client, for streaming calls (pass `metadata()` to each). */
+  /**
+   * Opens a client-streaming call (write the messages, then end): in embedded mode to a service of
+   * this process in-process (in-process.ts), otherwise over gRPC with this client's credential.
+   * Default deadline 10 s, as for unary calls.
+   */
+  clientStream<K extends ClientStreamName<C>>(
+    method: K,
+    options: CallOptions | undefined,
+    callback: (err: grpc.ServiceError | null, response?: ClientStreamTypes<C, K>['res']) => void,
+  ): grpc.ClientWritableStream<ClientStreamTypes<C, K>['req']>;
+  /** The underlying client, for server-streaming calls (pass `metadata()` to each). */
   raw: C;
   /** Metadata carrying this client's credential (and the principal, when given). */
   metadata(options?: CallOptions): grpc.Metadata;
@@ -85,7 +115,30 @@ export function createClient<C extends grpc.Client>(
 ): PromiseClient<C> & ClientExtras<C> {
   const raw = new Ctor(address, grpc.credentials.createInsecure(), channelOptionsFor(address));
   const metadata = (options?: CallOptions) => buildMetadata(credential, options);
-  const wrapped: Record<string, unknown> = { raw, metadata, close: () => raw.close() };
+  const clientStream = (
+    name: string,
+    options: CallOptions | undefined,
+    callback: (err: grpc.ServiceError | null, response?: unknown) => void,
+  ) => {
+    const def = Ctor.service[name];
+    if (!def?.requestStream || def.responseStream)
+      throw new Error(`${name} is not a client-streaming method`);
+    const local = credential.inProcess ? localClientStream(address, def.path) : undefined;
+    if (local) {
+      return openLocalClientStream(
+        local,
+        def,
+        credential.inProcess!,
+        options?.principal,
+        metadata(options),
+        options?.deadlineMs ?? 10_000,
+        callback,
+      );
+    }
+    const open = (raw as unknown as Record<string, OpenClientStream>)[name]!;
+    return open.call(raw, metadata(options), deadline(options), callback);
+  };
+  const wrapped: Record<string, unknown> = { raw, metadata, clientStream, close: () => raw.close() };
   for (const [name, def] of Object.entries(Ctor.service)) {
     if (def.requestStream || def.responseStream) continue;
     const method = (raw as unknown as Record<string, Function>)[name]!.bind(raw);

@@ -1,7 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
 import { isAppError, remoteAppError, unavailable } from '@policyhub/errors';
 import { metrics } from '@policyhub/telemetry';
-import { LOCAL_HANDLER, type LocalUnaryHandler } from './in-process.js';
+import {
+  LOCAL_HANDLER,
+  LOCAL_STREAM_HANDLER,
+  type LocalStreamHandler,
+  type LocalUnaryHandler,
+} from './in-process.js';
 import type { Caller, CallerKind, InternalAuth } from './internal-auth.js';
 import type { Principal } from '@policyhub/permissions';
 import { readServiceError, toServiceError } from './status.js';
@@ -64,7 +69,9 @@ export function implement<H>(
       continue;
     }
     if ((fn as { stream?: boolean }).stream) {
-      out[name] = timedStream(name, authenticatedStream(fn as StreamHandler, options));
+      out[name] = Object.assign(timedStream(name, authenticatedStream(fn as StreamHandler, options)), {
+        [LOCAL_STREAM_HANDLER]: localStream(name, fn as StreamHandler, options),
+      });
       continue;
     }
     const handler = fn as (req: unknown, ctx: RpcContext) => Promise<unknown>;
@@ -177,6 +184,20 @@ function authenticatedStream(fn: StreamHandler, options: ImplementOptions): Stre
     }
     call.emit('error', unauthenticatedError());
   };
+}
+
+/**
+ * The same streaming handler for in-process client streams (in-process.ts): the caller comes as a
+ * value with the key it would have signed with; refused (UNAUTHENTICATED, through the callback)
+ * unless this service holds that key and accepts that kind of caller. Timed as over gRPC.
+ */
+function localStream(name: string, fn: StreamHandler, options: ImplementOptions): LocalStreamHandler {
+  return (call, callback, caller, key) =>
+    timedStream(name, (c, cb) => {
+      if (options.auth.holdsKey(key) && (options.allow ?? DEFAULT_ALLOW).includes(caller.kind))
+        return fn(c, cb);
+      cb?.(unauthenticatedError());
+    })(call, callback);
 }
 
 /** Marks a streaming handler so implement() passes it through (verifying and timing its calls). */

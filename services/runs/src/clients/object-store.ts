@@ -16,7 +16,7 @@ export function grpcObjectStore(
   return {
     put(key, bytes, contentType, organizationId) {
       return new Promise<void>((resolve, reject) => {
-        const call = client.raw.PutObject(client.metadata(), deadline({ deadlineMs: 60_000 }), (err) => {
+        const call = client.clientStream('PutObject', { deadlineMs: 60_000 }, (err) => {
           if (!err) return resolve();
           try {
             dependencyFailure('storage', err);

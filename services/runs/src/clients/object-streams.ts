@@ -35,19 +35,15 @@ export function grpcObjectStreams(
         rejectDone = reject;
       });
       done.catch(() => {});
-      const call = client.raw.PutObject(
-        client.metadata(),
-        deadline({ deadlineMs: STREAM_DEADLINE_MS }),
-        (err, info) => {
-          answered = true;
-          if (err) {
-            failure = mapped(err);
-            rejectDone(failure);
-          } else {
-            resolveDone(Number(info?.sizeBytes ?? 0));
-          }
-        },
-      );
+      const call = client.clientStream('PutObject', { deadlineMs: STREAM_DEADLINE_MS }, (err, info) => {
+        answered = true;
+        if (err) {
+          failure = mapped(err);
+          rejectDone(failure);
+        } else {
+          resolveDone(Number(info?.sizeBytes ?? 0));
+        }
+      });
       call.on('error', () => {}); // reported through the callback
       call.write({ header: { key, contentType, organizationId } });
       return {

@@ -76,16 +76,15 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
       },
       async (request, reply) => {
         const body = (request.body as Readable | undefined) ?? request.raw;
-        const metadata = clients.plans.metadata(as(request));
         try {
           const { result, bodyFullyRead } = await streamBody<
             runsV1.UploadPlanJsonRequest,
             runsV1.UploadPlanJsonResponse__Output
           >(
             (callback) =>
-              clients.plans.raw.UploadPlanJson(
-                metadata,
-                { deadline: Date.now() + STREAM_DEADLINE_MS },
+              clients.plans.clientStream(
+                'UploadPlanJson',
+                { ...as(request), deadlineMs: STREAM_DEADLINE_MS },
                 callback,
               ),
             { planId: paramsOf<'id'>(request).id },
