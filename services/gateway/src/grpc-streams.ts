@@ -15,7 +15,8 @@ export interface StreamedBody<Res> {
  * Streams an HTTP request body into a gRPC client stream: `first` (the header message) then the
  * body chunk by chunk as it arrives, waiting whenever the gRPC stream is full, so memory stays
  * flat whatever the size. Stops sending as soon as the service has answered. If the HTTP client
- * goes away mid-body the call is cancelled and the service discards the attempt.
+ * goes away mid-body the call is cancelled and the service discards the attempt. `start` opens the
+ * call with the client's `clientStream`, which is in-process in embedded mode (docs/adr/0033).
  */
 export function streamBody<Req, Res>(
   start: (callback: (err: grpc.ServiceError | null, res?: Res) => void) => grpc.ClientWritableStream<Req>,
