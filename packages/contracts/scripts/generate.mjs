@@ -37,7 +37,7 @@ execFileSync(
       'proto-loader-gen-types.js',
     ),
     '--keepCase=false',
-    '--longs=String',
+    '--longs=Number',
     '--enums=String',
     '--defaults',
     '--oneofs',

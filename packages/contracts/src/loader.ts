@@ -51,8 +51,9 @@ export function messageRoot(): protobuf.Root {
   return cachedRoot;
 }
 
+/** As the gRPC loader decodes (options.ts): an event's int64 fields are numbers too. */
 const toObjectOptions: protobuf.IConversionOptions = {
-  longs: String,
+  longs: Number,
   enums: String,
   defaults: true,
   oneofs: true,

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 /** The one set of loader options; scripts/generate.mjs passes the same flags to the type generator. */
 export const loaderOptions: Options = {
   keepCase: false,
-  longs: String,
+  longs: Number,
   enums: String,
   defaults: true,
   oneofs: true,

@@ -3,16 +3,16 @@ export interface Timestamp {
   seconds?: number | string | { toString(): string };
   nanos?: number;
 }
-/** `google.protobuf.Timestamp` as the loader decodes it (`longs: String`). */
+/** `google.protobuf.Timestamp` as the loader decodes it (`longs: Number`). */
 export interface Timestamp__Output {
-  seconds: string;
+  seconds: number;
   nanos: number;
 }
 
 /**
  * Conversions between `google.protobuf.Timestamp` and the values the services and the gateway
- * work with. With the shared loader options (`longs: String`) a decoded Timestamp's `seconds` is a
- * decimal string; a message-typed field that is unset decodes as `null`, which is how a nullable
+ * work with. With the shared loader options (`longs: Number`) a decoded Timestamp's `seconds` is a
+ * number; a message-typed field that is unset decodes as `null`, which is how a nullable
  * time travels (no empty strings).
  */
 

@@ -55,7 +55,7 @@ describe('storage.upload-completed across the typed-proto release', () => {
       ownerId: 'polsetver-1',
       ok: true,
       objectKey: 'k',
-      sizeBytes: '42',
+      sizeBytes: 42,
       sha256: 'abc',
     });
     expect(

@@ -12,7 +12,7 @@ describe('timestamps', () => {
     for (const iso of ['2026-11-24T10:00:00.000Z', '2026-11-24T10:00:00.123Z', '1969-12-31T23:59:59.999Z']) {
       const ts = toTimestamp(iso);
       expect(timestampToIso(ts)).toBe(iso);
-      // As the loader decodes it: seconds as a decimal string.
+      // Seconds as a decimal string (a Long's text) read the same as the loader's number.
       expect(timestampToIso({ seconds: String(ts.seconds), nanos: ts.nanos })).toBe(iso);
     }
     expect(toTimestamp(new Date('2026-11-24T10:00:00.250Z'))).toEqual({

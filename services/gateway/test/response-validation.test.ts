@@ -19,7 +19,7 @@ import type { VocabularyProfile } from '../src/vocabulary.js';
 const SET_ID = 'polset-0123456789abcdef';
 const admin: Principal = { userId: 'user-1', username: 'admin', isSiteAdmin: true, memberships: new Map() };
 /** 2026-11-24T10:00:00.000Z as the services send it. */
-const AT = { seconds: '1795514400', nanos: 0 };
+const AT = { seconds: 1795514400, nanos: 0 };
 const GOOD_SET = {
   id: SET_ID,
   organization: 'acme',

@@ -249,7 +249,7 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
     const ready = (await versions.GetPolicySetVersion({ id: v.id }, as)).version!;
     expect(ready).toMatchObject({
       status: 'POLICY_SET_VERSION_STATUS_READY',
-      statusTimestamps: { readyAt: { seconds: expect.any(String), nanos: expect.any(Number) } },
+      statusTimestamps: { readyAt: { seconds: expect.any(Number), nanos: expect.any(Number) } },
     });
     expect(ready.uploadToken).toBeUndefined();
     expect((await sets.GetPolicySet({ id: set.id }, as)).policySet!.currentVersionId).toBe(v.id);
@@ -286,7 +286,7 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
       status: 'POLICY_SET_VERSION_STATUS_ERRORED',
       error: 'STORAGE_ARCHIVE_PATH_TRAVERSAL',
       errorMessage: 'the archive contains a path with "..": "../x"',
-      statusTimestamps: { erroredAt: { seconds: expect.any(String), nanos: expect.any(Number) } },
+      statusTimestamps: { erroredAt: { seconds: expect.any(Number), nanos: expect.any(Number) } },
     });
     expect((await sets.GetPolicySet({ id: set.id }, as)).policySet!).toMatchObject({
       currentVersionId: good.id,

@@ -165,7 +165,7 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       hardFailed: 0,
       softFailed: 0,
       advisoryFailed: 0,
-      durationMs: '12',
+      durationMs: 12,
     });
     expect(Object.keys(JSON.parse(check.result!.engineDetailsJson)).length).toBeGreaterThan(0);
     expect(run.status).toBe('RUN_STATUS_POLICY_CHECKED');

@@ -159,7 +159,7 @@ describe('uploads', () => {
     expect(result).toMatchObject({
       ok: true,
       ownerKind: 'UPLOAD_OWNER_KIND_POLICY_SET_VERSION',
-      sizeBytes: String(bytes.length),
+      sizeBytes: bytes.length,
     });
     // Fields that do not apply are unset, not empty strings.
     expect(result.errorCode).toBeUndefined();
@@ -596,7 +596,7 @@ describe('objects by key', () => {
     const info = await storage.putObject(key, body, 'application/json');
     expect(info).toMatchObject({
       key,
-      sizeBytes: String(body.length),
+      sizeBytes: body.length,
       sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(await storage.getObject(key)).toEqual(body);

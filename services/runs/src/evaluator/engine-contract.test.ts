@@ -9,8 +9,8 @@ describe('engine contract', () => {
         runId: 'run-1',
         organization: 'acme',
         workspaceId: 'ws-1',
-        plan: { key: 'acme/runs/run-1/plan.json', sizeBytes: '2', sha256: 'x' },
-        run: { createdAt: { seconds: '1767225600', nanos: 0 }, message: 'ci', planOnly: true },
+        plan: { key: 'acme/runs/run-1/plan.json', sizeBytes: 2, sha256: 'x' },
+        run: { createdAt: { seconds: 1767225600, nanos: 0 }, message: 'ci', planOnly: true },
         policySets: [
           {
             id: 'polset-1',
@@ -25,7 +25,7 @@ describe('engine contract', () => {
                 code: 'aws_s3_bucket',
               },
             ],
-            archive: { key: 'acme/a.tar.gz', sizeBytes: '10', sha256: 'y' },
+            archive: { key: 'acme/a.tar.gz', sizeBytes: 10, sha256: 'y' },
             versionId: 'polsetver-1',
             policiesPath: 'prod',
           },

@@ -133,7 +133,7 @@ export const toPolicyCheck = (c: PolicyCheckRow, principal: Principal | undefine
         hardFailed: c.result.hardFailed,
         softFailed: c.result.softFailed,
         advisoryFailed: c.result.advisoryFailed,
-        durationMs: String(c.result.durationMs),
+        durationMs: c.result.durationMs,
         engineDetailsJson: JSON.stringify(c.result.engineDetails),
       }
     : null,
