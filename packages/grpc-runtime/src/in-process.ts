@@ -3,6 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Caller, ClientCredential, SigningKey } from './internal-auth.js';
 import type { Principal } from '@policyhub/permissions';
+import { copyMessage, messageCopies } from '@policyhub/contracts';
 
 /**
  * In-process calls (embedded mode, docs/adr/0033-in-process-calls-in-embedded-mode.md).
@@ -129,9 +130,15 @@ export function callLocal(
       context.active(),
       async (serverSpan) => {
         try {
-          const copy = def.requestDeserialize(def.requestSerialize(request));
+          const copies = messageCopies(def.path);
+          const copy = copyMessage(copies.request, request, def.requestSerialize, def.requestDeserialize);
           const response = await method.invoke(copy, caller, credential.key, def.path);
-          const result = def.responseDeserialize(def.responseSerialize(response));
+          const result = copyMessage(
+            copies.response,
+            response,
+            def.responseSerialize,
+            def.responseDeserialize,
+          );
           endSpan(serverSpan, grpc.status.OK);
           endSpan(clientSpan, grpc.status.OK);
           return result;
