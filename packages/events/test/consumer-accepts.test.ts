@@ -63,7 +63,9 @@ async function publish(policySetId: string): Promise<string> {
 }
 
 async function ignoredCount(): Promise<number> {
-  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'policyhub_events_consumed_total');
+  const metric = (await registry.getMetricsAsJSON()).find(
+    (m) => m.name === 'policyhub_events_consumed_total',
+  );
   const value = (metric?.values ?? []).find(
     (v) => v.labels.consumer === CONSUMER && v.labels.outcome === 'ignored',
   );

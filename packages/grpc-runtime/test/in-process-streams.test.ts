@@ -183,7 +183,7 @@ describe('in-process client streams', () => {
       expect(local.res).toMatchObject({
         ok: true,
         ownerId: 'echo',
-        sizeBytes: '5',
+        sizeBytes: 5,
         ownerKind: expect.anything(),
       });
     } finally {
@@ -227,7 +227,7 @@ describe('in-process client streams', () => {
       const { err, res } = await outcome;
       client.close();
       expect(err).toBeNull();
-      expect(res).toMatchObject({ sizeBytes: String((accepted + 1 + 100) * chunk.length) });
+      expect(res).toMatchObject({ sizeBytes: (accepted + 1 + 100) * chunk.length });
     } finally {
       gate = undefined;
       withdraw();
