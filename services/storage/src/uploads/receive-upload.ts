@@ -94,16 +94,20 @@ export async function receiveUpload(
       if (!inspector.rejected) await writer.write(chunk);
     }
     await checkedBefore;
-    const inspection = await inspector.finish();
-    // Disabled or deleted while the body streamed in: refuse before any outcome is recorded. The
-    // second check runs while the accepted bytes are made durable.
-    const [sha256] = await Promise.all([
-      inspection.ok ? writer.seal() : writer.discard().then(() => ''),
+    // The verdict, making the bytes durable and the second organization check (disabled or
+    // deleted while the body streamed in: refused before any outcome is recorded) run together.
+    // A body already rejected while it streamed is not worth an fsync; an archive the verdict
+    // rejects has its sealed bytes discarded. A failure is reported in this order, not in the
+    // order they happen to fail.
+    const [inspection, , sealed] = await allInOrder([
+      inspector.finish(),
       organizationCheck(),
-    ]);
+      inspector.rejected ? writer.discard().then(() => '') : writer.seal(),
+    ] as const);
+    if (!inspection.ok) await writer.discard();
     // A sender that went away leaves a truncated body: that must not spend the URL.
     if (isAbandoned()) throw new UploadAbandonedError();
-    const outcome: UploadOutcome = inspection.ok ? { ...inspection, sha256 } : inspection;
+    const outcome: UploadOutcome = inspection.ok ? { ...inspection, sha256: sealed } : inspection;
     await completeUpload(deps, session, attempt, outcome, writer, published);
     await deps.relay.flushWithin();
     return { session, outcome };
@@ -194,6 +198,16 @@ async function completeUpload(
     }
     await enqueueUploadCompleted(tx, session, outcome);
   });
+}
+
+/**
+ * Waits for every one of `work`, then throws the first failure in the order given (so which error
+ * is reported does not depend on timing), or returns every result.
+ */
+async function allInOrder<T extends readonly unknown[]>(work: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(work);
+  for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /**
