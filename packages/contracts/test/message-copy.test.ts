@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { contracts, copyMessage, messageCopies, messageRoot } from '../src/index.js';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from './support/seeded-random.js';
 
 /**
  * An in-process call copies each request and response as gRPC would (docs/adr/0033); the shortcut
@@ -9,17 +10,7 @@ import { describe, expect, it } from 'vitest';
  * fields, maps, Timestamps, bytes — for every message of every method, valid or not.
  */
 
-/** A small seeded generator (mulberry32) so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-const next = random(33);
+const next = seededRandom(33);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
 
 const STRINGS = ['', 'acme', 'ws-1', 'ünïcödé', '日本', '😀 pair', 'a\u0000b', ' ', 'x'.repeat(60)];

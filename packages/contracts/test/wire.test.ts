@@ -6,6 +6,7 @@ import {
   toOptionalTimestamp,
   toTimestamp,
 } from '../src/index.js';
+import { seededRandom } from './support/seeded-random.js';
 
 describe('timestamps', () => {
   it('round-trips the RFC 3339 text the API serves, to the millisecond', () => {
@@ -46,17 +47,6 @@ const viaDate = {
   },
 };
 
-/** A small seeded generator (mulberry32) so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** Both give the same value, or both throw the same kind of error. */
 function sameOutcome<T>(actual: () => T, expected: () => T): void {
   let want: { value?: T; error?: unknown };
@@ -74,7 +64,7 @@ const YEAR_0000 = -62_167_219_200_000;
 const YEAR_10000 = 253_402_300_800_000;
 
 describe('timestamp conversions agree with Date', () => {
-  const next = random(14);
+  const next = seededRandom(14);
 
   it('formats a Timestamp as toISOString does, across years 0000–9999 and beyond', () => {
     expect(new Date(YEAR_0000).toISOString()).toBe('0000-01-01T00:00:00.000Z');

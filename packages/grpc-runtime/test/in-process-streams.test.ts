@@ -1,12 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { contracts } from '@policyhub/contracts';
 import { notFound } from '@policyhub/errors';
-import { principalOf } from '@policyhub/permissions';
 import { registry } from '@policyhub/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/client.js';
 import { enableInProcessCalls, serveInProcess } from '../src/in-process.js';
-import { type ClientCredential, generateSigningKeys, InternalAuth } from '../src/internal-auth.js';
+import type { ClientCredential } from '../src/internal-auth.js';
 import {
   asServiceError,
   bindServer,
@@ -16,6 +15,7 @@ import {
   streaming,
 } from '../src/server.js';
 import { readServiceError } from '../src/status.js';
+import { inProcessCallers } from './support/in-process-callers.js';
 
 /**
  * In-process client streams (embedded mode, docs/adr/0033): storage's Upload reached without
@@ -24,15 +24,7 @@ import { readServiceError } from '../src/status.js';
  * In-process calls are process-wide, so this file has its own process (vitest forks).
  */
 const pkg = () => contracts().policyhub;
-const alice = principalOf({ userId: 'user-alice', username: 'alice', isSiteAdmin: false }, [
-  ['acme', ['read-runs']],
-]);
-const keys = generateSigningKeys();
-const serverAuth = new InternalAuth({ keys, service: 'storage' });
-const gateway = new InternalAuth({ keys, service: 'gateway' }).credential;
-/** The deployment's assertion, without the in-process handle: always over gRPC. */
-const overGrpc: ClientCredential = { apply: (m, p) => gateway.apply(m, p) };
-const foreign = new InternalAuth({ keys: generateSigningKeys(), service: 'gateway' }).credential;
+const { alice, serverAuth, gateway, overGrpc, foreign } = inProcessCallers('storage');
 const silent = { error: () => {} };
 
 type UploadClient = ReturnType<typeof storageClient>;

@@ -5,15 +5,10 @@ import { notFound } from '@policyhub/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/client.js';
 import { enableInProcessCalls, serveInProcess } from '../src/in-process.js';
-import {
-  ASSERTION_METADATA_KEY,
-  type ClientCredential,
-  generateSigningKeys,
-  InternalAuth,
-} from '../src/internal-auth.js';
-import { principalOf } from '@policyhub/permissions';
+import { ASSERTION_METADATA_KEY, type ClientCredential } from '../src/internal-auth.js';
 import { bindServer, createGrpcServer, implement, shutdownServer } from '../src/server.js';
 import { readServiceError } from '../src/status.js';
+import { inProcessCallers } from './support/in-process-callers.js';
 
 /**
  * In-process calls (embedded mode): the same handlers, reached without HTTP/2 by credentials of
@@ -21,15 +16,7 @@ import { readServiceError } from '../src/status.js';
  * In-process calls are process-wide, so this file has its own process (vitest forks).
  */
 const pkg = () => contracts().policyhub;
-const alice = principalOf({ userId: 'user-alice', username: 'alice', isSiteAdmin: false }, [
-  ['acme', ['read-runs']],
-]);
-const keys = generateSigningKeys();
-const serverAuth = new InternalAuth({ keys, service: 'admin-orgs' });
-const gateway = new InternalAuth({ keys, service: 'gateway' }).credential;
-/** The deployment's assertion, without the in-process handle: always over gRPC. */
-const overGrpc: ClientCredential = { apply: (m, p) => gateway.apply(m, p) };
-const foreign = new InternalAuth({ keys: generateSigningKeys(), service: 'gateway' }).credential;
+const { alice, serverAuth, gateway, overGrpc, foreign } = inProcessCallers('admin-orgs');
 
 interface Seen {
   token: unknown;
