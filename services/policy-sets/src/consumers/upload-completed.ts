@@ -41,7 +41,7 @@ export async function applyUploadCompleted(
   const version = await repo.get(p.ownerId, { forUpdate: true });
   if (!version || version.status !== 'pending') return;
   let outcome: UploadOutcome = p.ok
-    ? { ok: true, objectKey: p.objectKey ?? '', sizeBytes: Number(p.sizeBytes), sha256: p.sha256 ?? '' }
+    ? { ok: true, objectKey: p.objectKey ?? '', sizeBytes: p.sizeBytes, sha256: p.sha256 ?? '' }
     : { ok: false, errorCode: p.errorCode ?? '', errorMessage: p.errorMessage ?? '' };
   if (outcome.ok && organization) {
     const status = uploadableStatus(await organization, version.organization_id);

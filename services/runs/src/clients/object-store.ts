@@ -53,7 +53,7 @@ export function grpcObjectStore(
       if (keys.length === 0) return [];
       try {
         const res = await client.StatObjects({ keys });
-        return res.objects.map((o) => ({ key: o.key, sizeBytes: Number(o.sizeBytes), sha256: o.sha256 }));
+        return res.objects.map((o) => ({ key: o.key, sizeBytes: o.sizeBytes, sha256: o.sha256 }));
       } catch (err) {
         return dependencyFailure('storage', err);
       }

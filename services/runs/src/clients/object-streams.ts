@@ -41,7 +41,7 @@ export function grpcObjectStreams(
           failure = mapped(err);
           rejectDone(failure);
         } else {
-          resolveDone(Number(info?.sizeBytes ?? 0));
+          resolveDone(info?.sizeBytes ?? 0);
         }
       });
       call.on('error', () => {}); // reported through the callback

@@ -15,7 +15,7 @@ export async function downloadObject(
   reference: Reference,
   file: string,
 ): Promise<void> {
-  const expectedSize = Number(reference.sizeBytes);
+  const expectedSize = reference.sizeBytes;
   const hash = createHash('sha256');
   let size = 0;
   async function* verified() {

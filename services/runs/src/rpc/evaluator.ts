@@ -84,7 +84,7 @@ export function evaluatorHandlers(
           passed: o.passed,
         })),
         report: req.report,
-        durationMs: Number(req.durationMs) || 0,
+        durationMs: req.durationMs,
         engineDetailsJson: req.engineDetailsJson,
       });
       return { status: policyCheckStatus.fromKnownWord(status), errorMessage };

@@ -146,7 +146,7 @@ export async function applyConfigurationUpload(
     {
       status: 'uploaded',
       objectKey: p.objectKey ?? '',
-      sizeBytes: Number(p.sizeBytes),
+      sizeBytes: p.sizeBytes,
       sha256: p.sha256 ?? '',
     },
     timestamps,

@@ -23,8 +23,8 @@ export function serializePolicyCheck(c: runsV1.PolicyCheck__Output): ResourceObj
             'hard-failed': r.hardFailed,
             'soft-failed': r.softFailed,
             'advisory-failed': r.advisoryFailed,
-            'duration-ms': Number(r.durationMs),
-            duration: Number(r.durationMs),
+            'duration-ms': r.durationMs,
+            duration: r.durationMs,
             [CANONICAL.policyCheckEngineKey]: engineDetails(r.engineDetailsJson),
           }
         : null,
