@@ -263,14 +263,6 @@ function statusOfServerError(err: unknown, trailer: grpc.Metadata | undefined): 
   };
 }
 
-/** The error a grpc-js client hands its callback for a status other than OK. */
-function errorFromStatus(status: grpc.StatusObject): grpc.ServiceError {
-  return Object.assign(
-    new Error(`${status.code} ${grpc.status[status.code]}: ${status.details}`),
-    status,
-  ) as grpc.ServiceError;
-}
-
 /**
  * Opens a client-streaming call to a local handler as a grpc-js client would open it over the
  * network (see the section comment): the returned Writable takes request messages; `callback`
@@ -312,7 +304,7 @@ export function openLocalClientStream<Res>(
     process.nextTick(() => {
       endSpan(clientSpan, status.code);
       if (status.code === grpc.status.OK) callback(null, response as Res);
-      else callback(errorFromStatus(status));
+      else callback(asReceived(status));
       client.emit('status', status);
     });
   };

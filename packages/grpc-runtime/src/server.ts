@@ -7,7 +7,7 @@ import {
   type LocalStreamHandler,
   type LocalUnaryHandler,
 } from './in-process.js';
-import type { Caller, CallerKind, InternalAuth } from './internal-auth.js';
+import type { Caller, CallerKind, InternalAuth, SigningKey } from './internal-auth.js';
 import type { Principal } from '@policyhub/permissions';
 import { readServiceError, toServiceError } from './status.js';
 
@@ -102,7 +102,7 @@ export function implement<H>(
     // callers, errors and timing are the same.
     const local: LocalUnaryHandler = async (request, caller, key, path) => {
       const observe = startTimer(path, name);
-      if (!options.auth.holdsKey(key) || !(options.allow ?? DEFAULT_ALLOW).includes(caller.kind)) {
+      if (!admitsInProcess(options, caller, key)) {
         observe(grpc.status.UNAUTHENTICATED);
         throw unauthenticatedError();
       }
@@ -187,6 +187,14 @@ function authenticatedStream(fn: StreamHandler, options: ImplementOptions): Stre
 }
 
 /**
+ * Whether an in-process caller may call this service: it must hold the key the caller would have
+ * signed with, and be a kind of caller the service accepts (ADR 0033).
+ */
+function admitsInProcess(options: ImplementOptions, caller: Caller, key: SigningKey): boolean {
+  return options.auth.holdsKey(key) && (options.allow ?? DEFAULT_ALLOW).includes(caller.kind);
+}
+
+/**
  * The same streaming handler for in-process client streams (in-process.ts): the caller comes as a
  * value with the key it would have signed with; refused (UNAUTHENTICATED, through the callback)
  * unless this service holds that key and accepts that kind of caller. Timed as over gRPC.
@@ -194,8 +202,7 @@ function authenticatedStream(fn: StreamHandler, options: ImplementOptions): Stre
 function localStream(name: string, fn: StreamHandler, options: ImplementOptions): LocalStreamHandler {
   return (call, callback, caller, key) =>
     timedStream(name, (c, cb) => {
-      if (options.auth.holdsKey(key) && (options.allow ?? DEFAULT_ALLOW).includes(caller.kind))
-        return fn(c, cb);
+      if (admitsInProcess(options, caller, key)) return fn(c, cb);
       cb?.(unauthenticatedError());
     })(call, callback);
 }
