@@ -134,11 +134,10 @@ export class VersionRepository {
     return { rows: [], total: counted[0]?.n ?? 0 };
   }
 
-  /** Moves a pending version to ready or errored; the upload URL is forgotten either way. */
   /**
-   * Records an upload's outcome on a version. A version that becomes ready also becomes its set's
-   * current version (the current version is the one that most recently became ready), in the same
-   * statement.
+   * Moves a pending version to ready or errored; the upload URL is forgotten either way. A version
+   * that becomes ready also becomes its set's current version (the current version is the one that
+   * most recently became ready), in the same statement.
    */
   async settle(id: string, s: Settlement): Promise<void> {
     if (s.status === 'ready') {
