@@ -59,7 +59,7 @@ export async function createListFixture(b: BenchSystem) {
 
 /**
  * A page of 20 policy sets (`createListFixture`) with and without include=workspaces,policies:
- * CPU per request of the system's processes, and per kilobyte served (the included resources make
+ * CPU per request of the system's processes, and per byte served (the included resources make
  * the answer about four times larger, so the second ratio tells whether an included resource
  * costs more or less per byte than a listed one).
  */
@@ -97,5 +97,5 @@ export async function listScenario(b: BenchSystem, cfg: BenchConfig) {
       'non-2xx and errors': nonOk,
     },
   };
-  return { section, cpu, perByte: perByte, bytes, nonOk };
+  return { section, cpu, perByte, bytes, nonOk };
 }
