@@ -218,7 +218,7 @@ describe('PUT /plans/:id/json-output', () => {
     const run = await createRun(org.owner.api, ws.id);
     const planId = await planOf(run.id);
     const huge = Buffer.alloc(PLAN_MAX_BYTES + MiB, 0x20);
-    huge.write('{"format_version":"1.2","resource_changes":[],"pad":"');
+    huge.write('{"format_version":"1.2","resource_changes":[],"pad":'); // then whitespace, which any JSON may hold
     const res = await putPlan(org.owner.api, planId, huge).catch((err: Error) => ({
       status: 0,
       text: err.message,

@@ -25,6 +25,7 @@ export const ERROR_CATALOG = {
   GATEWAY_INVALID_PARAMETER: 'bad_request',
   GATEWAY_INVALID_FILTER: 'invalid',
   GATEWAY_NUL_CHARACTER: 'invalid',
+  GATEWAY_BODY_TOO_DEEP: 'invalid',
   GATEWAY_RATE_LIMITED: 'rate_limited',
   GATEWAY_BODY_TOO_LARGE: 'too_large',
   GATEWAY_UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',

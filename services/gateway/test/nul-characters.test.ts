@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import type { Clients } from '../src/clients/index.js';
+import { JSON_BODY_MAX_DEPTH, nestsDeeperThan } from '../src/plugins/body-parsing.js';
 import { nulCharacterPointer } from '../src/plugins/nul-characters.js';
 
 const TOKEN = 'ph.token';
@@ -26,6 +27,17 @@ describe('nulCharacterPointer', () => {
     const depth = 500_000;
     const deep = JSON.parse(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`);
     expect(nulCharacterPointer(deep)).toBe('/0'.repeat(depth));
+  });
+});
+
+describe('nestsDeeperThan', () => {
+  it('counts objects and arrays inside each other, not brackets inside strings', () => {
+    expect(nestsDeeperThan('{"a":[{"b":[]}]}', 4)).toBe(false);
+    expect(nestsDeeperThan('{"a":[{"b":[]}]}', 3)).toBe(true);
+    expect(nestsDeeperThan('{"a":"[[[[{{{{"}', 1)).toBe(false);
+    expect(nestsDeeperThan('{"a":"\\\\"}[[[', 1)).toBe(true);
+    expect(nestsDeeperThan('{"a":"\\"[[[["}', 1)).toBe(false);
+    expect(nestsDeeperThan('[[],[],[],[]]', 2)).toBe(false);
   });
 });
 
@@ -73,6 +85,38 @@ describe('the edge refuses NUL characters and bad URLs before any service sees t
       ],
     });
     expect(reached).toEqual([]);
+  });
+
+  it('a body nested deeper than the limit is a 422 naming it, whatever it holds', async () => {
+    const nested = (levels: number) =>
+      `{"data":{"type":"organizations","attributes":{"name":"a","x":${'['.repeat(levels)}${']'.repeat(levels)}}}}`;
+    const deep = await app.inject({
+      method: 'POST',
+      url: '/api/v2/organizations',
+      headers: auth,
+      payload: nested(JSON_BODY_MAX_DEPTH),
+    });
+    expect(deep.statusCode).toBe(422);
+    expect(deep.json()).toEqual({
+      errors: [
+        {
+          status: '422',
+          code: 'GATEWAY_BODY_TOO_DEEP',
+          title: 'invalid attribute',
+          detail: `the request body nests objects and arrays more than ${JSON_BODY_MAX_DEPTH} levels deep`,
+          source: { pointer: '/' },
+        },
+      ],
+    });
+    expect(reached).toEqual([]);
+    const shallow = await app.inject({
+      method: 'POST',
+      url: '/api/v2/organizations',
+      headers: auth,
+      payload: nested(JSON_BODY_MAX_DEPTH - 3),
+    });
+    expect(shallow.json().errors[0].code).not.toBe('GATEWAY_BODY_TOO_DEEP');
+    reached.length = 0;
   });
 
   it('an escaped backslash followed by u0000 is ordinary text', async () => {

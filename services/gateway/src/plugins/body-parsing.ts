@@ -1,7 +1,40 @@
-import { badRequest } from '@policyhub/errors';
+import { AppError, badRequest } from '@policyhub/errors';
 import type { FastifyInstance } from 'fastify';
 import { JSON_API } from '../jsonapi/media-type.js';
 import { nulCharacterError, nulCharacterPointer } from './nul-characters.js';
+
+/** No document of this API nests deeper than a handful of levels; far deeper ones are refused unparsed. */
+export const JSON_BODY_MAX_DEPTH = 64;
+
+/**
+ * Whether `text` nests objects and arrays more than `limit` levels deep: one pass over the
+ * characters, outside strings, so a hostile body is refused before it is parsed into memory.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+const tooDeep = () =>
+  new AppError('invalid', 'GATEWAY_BODY_TOO_DEEP', [
+    {
+      title: 'invalid attribute',
+      detail: `the request body nests objects and arrays more than ${JSON_BODY_MAX_DEPTH} levels deep`,
+      pointer: '/',
+    },
+  ]);
 
 /** JSON bodies of either media type; an empty body is allowed (clients send one on body-less POST/DELETE). */
 export function registerBodyParsing(app: FastifyInstance): void {
@@ -12,6 +45,7 @@ export function registerBodyParsing(app: FastifyInstance): void {
     (_req, body: string | Buffer, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, undefined);
+      if (nestsDeeperThan(text, JSON_BODY_MAX_DEPTH)) return done(tooDeep() as unknown as Error, undefined);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);

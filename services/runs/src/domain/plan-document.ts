@@ -67,11 +67,20 @@ export function summarizeParsedPlan(plan: Record<string, unknown>): PlanSummary 
 const invalidPlan = (pointer: string, detail: string) =>
   invalidAttribute('RUNS_INVALID_PLAN_DOCUMENT', pointer, detail);
 
+/** Longer property names are cut in pointers, so an error never echoes a huge name back. */
+const POINTER_SEGMENT_CHARS = 256;
+
 /** `/resource_changes/3/change/actions` from path segments (RFC 6901 escaping). */
 const pointerOf = (path: ReadonlyArray<string | number>): string =>
   path.length === 0
     ? '/'
-    : path.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+    : path
+        .map((s) => {
+          const text = String(s);
+          const cut = text.length > POINTER_SEGMENT_CHARS ? `${text.slice(0, POINTER_SEGMENT_CHARS)}…` : text;
+          return `/${cut.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        })
+        .join('');
 
 const JSON_KIND: Partial<Record<TokenType, string>> = {
   [TokenType.LEFT_BRACE]: 'an object',
@@ -83,6 +92,33 @@ const JSON_KIND: Partial<Record<TokenType, string>> = {
   [TokenType.NULL]: 'null',
 };
 
+/**
+ * What one plan document may hold, so that a hostile document costs its sender, never the server:
+ * the validator's memory is bounded by these, whatever the size of the body. Real plans stay far
+ * below every one of them (docs/security.md).
+ */
+export const PLAN_LIMITS = {
+  /** Objects and arrays inside each other, the root object included. */
+  depth: 64,
+  /** One string or number, in bytes as sent (a string's escapes count as sent). */
+  tokenBytes: 16 * 1024 * 1024,
+  /** Property names of one object. */
+  keysPerObject: 100_000,
+  /**
+   * Property names held at once to find duplicates: the names of every object still open, each
+   * charged its length plus a fixed overhead. Freed as each object closes.
+   */
+  heldKeyBytes: 32 * 1024 * 1024,
+} as const;
+
+/** Bytes charged per held property name beyond its characters (the set entry's overhead). */
+const KEY_OVERHEAD_BYTES = 32;
+/** The tokenizer sees at most this much at once, so the limits are checked at least this often. */
+const SLICE_BYTES = 64 * 1024;
+
+const MiB = 1024 * 1024;
+const inMiB = (bytes: number) => (bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`);
+
 interface Frame {
   kind: 'object' | 'array';
   /** Key of this container in its parent (index in arrays); undefined for the root. */
@@ -90,6 +126,10 @@ interface Frame {
   /** Inside an object: the key whose value comes next / came last. Inside an array: next index. */
   member: string | number | undefined;
   expect: 'key' | 'colon' | 'value' | 'comma-or-end' | 'value-or-end' | 'key-or-end';
+  /** An object's property names so far (created at its first name). */
+  keys?: Set<string>;
+  /** What this object's names are charged against PLAN_LIMITS.heldKeyBytes. */
+  keyBytes?: number;
 }
 
 /** The parts of one `resource_changes` element that are checked; filled while it streams by. */
@@ -103,19 +143,37 @@ interface ChangeEntry {
 }
 
 /**
+ * Numbers are only typed, never read: the digits are not converted (for a long number still
+ * arriving, the tokenizer would convert them again at every chunk).
+ */
+class PlanTokenizer extends Tokenizer {
+  protected override parseNumber(): number {
+    return 0;
+  }
+}
+
+/**
  * Validates a `terraform show -json` plan document while it streams by, holding only the
  * container stack and the current `resource_changes` element's actions, never the document.
  *
  * Checked (everything else is passed through untouched): the document is one JSON value and an
  * object; `format_version` is a string; `resource_changes` is an array of objects whose
  * `address` and `type` are strings, whose `change` is an object and `change.actions` an array of
- * strings. The first problem throws a 422 whose pointer names the offending place in the
- * document (a syntax error names where it happened). `write` may be called with chunks split
- * anywhere, also inside a UTF-8 character.
+ * strings. Each property name appears once per object (engines that read a plan keep only one of
+ * two equal names, so a duplicate could show a policy something other than what was counted).
+ * PLAN_LIMITS bound nesting, string and number length, and names per object. The first problem
+ * throws a 422 whose pointer names the offending place in the document (a syntax error names
+ * where it happened). `write` may be called with chunks split anywhere, also inside a UTF-8
+ * character.
  */
 export class PlanDocumentValidator {
-  private readonly tokenizer = new Tokenizer();
+  // Partial tokens report a long string or number while it streams in, so its length is checked
+  // before it is whole (the tokenizer would otherwise buffer it to any size).
+  private readonly tokenizer = new PlanTokenizer({ emitPartialTokens: true });
   private readonly stack: Frame[] = [];
+  private bytesWritten = 0;
+  private heldKeyBytes = 0;
+  private tooLong: AppError | undefined;
   private readonly counter = new Counter();
   private state: 'start' | 'inside' | 'done' = 'start';
   private formatVersion: 'absent' | 'ok' = 'absent';
@@ -124,7 +182,10 @@ export class PlanDocumentValidator {
   private failure: AppError | undefined;
 
   constructor() {
-    this.tokenizer.onToken = ({ token, value }) => this.onToken(token, value);
+    this.tokenizer.onToken = ({ token, value, offset, partial }) => {
+      if (partial) this.checkTokenLength(token, offset);
+      else this.onToken(token, value);
+    };
     this.tokenizer.onError = (err) => {
       throw err;
     };
@@ -133,7 +194,13 @@ export class PlanDocumentValidator {
   write(chunk: Uint8Array): void {
     if (this.failure) throw this.failure;
     try {
-      this.tokenizer.write(chunk);
+      for (let at = 0; at < chunk.length; at += SLICE_BYTES) {
+        const slice = chunk.subarray(at, at + SLICE_BYTES);
+        this.bytesWritten += slice.length;
+        this.tokenizer.write(slice);
+        // The tokenizer swallows what a partial number's callback throws: the refusal is kept here.
+        if (this.tooLong) throw this.tooLong;
+      }
     } catch (err) {
       throw this.fail(err);
     }
@@ -195,6 +262,47 @@ export class PlanDocumentValidator {
     return invalidPlan(this.here(), `the plan is not valid JSON: ${detail}`);
   }
 
+  /** A string or number still arriving: refused once it is longer than PLAN_LIMITS.tokenBytes. */
+  private checkTokenLength(token: TokenType, offset: number): void {
+    if (token !== TokenType.STRING && token !== TokenType.NUMBER) return;
+    if (this.bytesWritten - offset <= PLAN_LIMITS.tokenBytes) return;
+    const what = token === TokenType.NUMBER ? 'a number' : 'a string';
+    const top = this.stack.at(-1);
+    const isName = token === TokenType.STRING && (top?.expect === 'key' || top?.expect === 'key-or-end');
+    this.tooLong = this.limit(
+      `${isName ? 'a property name' : what} in the plan is longer than ${inMiB(PLAN_LIMITS.tokenBytes)}`,
+    );
+    throw this.tooLong;
+  }
+
+  /** A 422 for a passed limit, at the place being read, saying what the limit is for. */
+  private limit(detail: string): AppError {
+    return invalidPlan(this.here(), `${detail}; PolicyHub refuses such plans (docs/security.md, "Limits")`);
+  }
+
+  /** Remembers an object's property name; refuses a repeated one and objects with too many. */
+  private addKey(top: Frame, name: string): void {
+    top.keys ??= new Set();
+    if (top.keys.has(name)) {
+      throw invalidPlan(
+        this.here(),
+        `the property name "${name.length > 200 ? `${name.slice(0, 200)}…` : name}" appears twice in one object; a plan names each property once`,
+      );
+    }
+    if (top.keys.size >= PLAN_LIMITS.keysPerObject) {
+      throw this.limit(`an object in the plan has more than ${PLAN_LIMITS.keysPerObject} properties`);
+    }
+    const charge = name.length * 2 + KEY_OVERHEAD_BYTES;
+    this.heldKeyBytes += charge;
+    top.keyBytes = (top.keyBytes ?? 0) + charge;
+    if (this.heldKeyBytes > PLAN_LIMITS.heldKeyBytes) {
+      throw this.limit(
+        `the objects open at this place hold more than ${inMiB(PLAN_LIMITS.heldKeyBytes)} of property names`,
+      );
+    }
+    top.keys.add(name);
+  }
+
   private onToken(token: TokenType, value: unknown): void {
     if (this.state === 'done') throw this.syntax('unexpected data after the end of the document');
     const top = this.stack.at(-1);
@@ -215,6 +323,7 @@ export class PlanDocumentValidator {
         if (token === TokenType.STRING) {
           top.member = value as string;
           top.expect = 'colon';
+          this.addKey(top, value as string);
           return;
         }
         if (token === TokenType.RIGHT_BRACE && top.expect === 'key-or-end') {
@@ -260,6 +369,9 @@ export class PlanDocumentValidator {
     if (JSON_KIND[token] === undefined) throw this.syntax('expected a value');
     this.check(token, value);
     if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+      if (this.stack.length >= PLAN_LIMITS.depth) {
+        throw this.limit(`the plan nests objects and arrays more than ${PLAN_LIMITS.depth} levels deep`);
+      }
       const isObject = token === TokenType.LEFT_BRACE;
       this.stack.push({
         kind: isObject ? 'object' : 'array',
@@ -344,6 +456,7 @@ export class PlanDocumentValidator {
 
   private close(): void {
     const closed = this.stack.pop()!;
+    this.heldKeyBytes -= closed.keyBytes ?? 0;
     const isChangeEntry = this.stack.length === 2 && this.stack[1]!.key === 'resource_changes';
     if (isChangeEntry && typeof closed.key === 'number' && this.entry) {
       const entry = this.entry;
