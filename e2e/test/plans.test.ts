@@ -204,6 +204,17 @@ describe('PUT /plans/:id/json-output', () => {
         source: { pointer },
       });
     }
+    // A binary plan file (a zip) sent instead of its JSON: the answer says what to send.
+    const binary = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.alloc(512, 7)]);
+    const tfplan = await org.owner.api.put(`/plans/${planId}/json-output`, binary, {
+      'content-type': 'application/octet-stream',
+    });
+    expect(tfplan.status).toBe(422);
+    expect(tfplan.body.errors[0]).toMatchObject({
+      detail:
+        'the plan is not JSON: send the output of `terraform show -json <plan file>`, not the plan file itself',
+      source: { pointer: '/' },
+    });
     const plan = (await org.owner.api.get(`/plans/${planId}`)).body.data;
     expect(plan.attributes.status).toBe('pending');
     expect((await org.owner.api.get(`/runs/${run.id}`)).body.data.attributes.status).toBe('pending');

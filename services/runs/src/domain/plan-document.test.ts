@@ -104,12 +104,29 @@ describe('plan document validation while streaming', () => {
     ['{"format_version":"1.2","resource_changes":[', '/resource_changes/0', 'ends in the middle'],
     ['{"format_version":"1.2",,}', '/', 'expected a property name'],
     ['{"format_version":"1.2","resource_changes":[]} {}', '/', 'after the end of the document'],
-    ['\u0007\u0000garbage', '/', 'not valid JSON'],
+    ['\u0007\u0000garbage', '/', 'the plan is not JSON: send the output of `terraform show -json'],
+    ['PK\u0003\u0004\u0014\u0000binary', '/', 'not the plan file itself'],
+    ['{"format_version":"1.2",\u0001}', '/', 'not valid JSON: unexpected U+0001 at byte 24'],
+    ['{"format_version":"1.2","resource_changes":[tru]}', '/resource_changes/0', 'unexpected "]" at byte'],
   ])('%j is refused at %s', (text, pointer, detail) => {
     const p = problem(text);
     expect(p.code).toBe('RUNS_INVALID_PLAN_DOCUMENT');
     expect(p.pointer).toBe(pointer);
     expect(p.detail).toContain(detail);
+  });
+
+  it('names invalid UTF-8 as such', () => {
+    const v = new PlanDocumentValidator();
+    v.write(Buffer.from('{"format_version":"'));
+    expect(() => {
+      v.write(Buffer.from([0xc3, 0x28]));
+      v.write(Buffer.from('"}'));
+      v.end();
+    }).toThrow(
+      expect.objectContaining({
+        items: [expect.objectContaining({ detail: 'the plan is not valid UTF-8 text' })],
+      }),
+    );
   });
 
   it('escapes JSON pointer characters of keys', () => {

@@ -232,15 +232,30 @@ export class PlanDocumentValidator {
 
   private fail(err: unknown): AppError {
     if (!this.failure) {
-      this.failure =
-        err instanceof AppError
-          ? err
-          : invalidPlan(
-              this.here(),
-              `the plan is not valid JSON${err instanceof TokenizerError || err instanceof Error ? `: ${err.message}` : ''}`,
-            );
+      this.failure = err instanceof AppError ? err : invalidPlan(this.here(), this.describeSyntaxError(err));
     }
     return this.failure;
+  }
+
+  /** The tokenizer's complaint in a user's words (its own messages name its internal states). */
+  private describeSyntaxError(err: unknown): string {
+    if (this.state === 'start') {
+      return 'the plan is not JSON: send the output of `terraform show -json <plan file>`, not the plan file itself';
+    }
+    const message = err instanceof Error ? err.message : '';
+    const unexpected = /^Unexpected "([\s\S]*)" at chunk position "\d+" \(absolute position "(\d+)"\)/.exec(
+      message,
+    );
+    if (unexpected) {
+      const char = unexpected[1]!;
+      const shown = /^[\x21-\x7e]$/.test(char)
+        ? `"${char}"`
+        : `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+      return `the plan is not valid JSON: unexpected ${shown} at byte ${unexpected[2]}`;
+    }
+    if (err instanceof TypeError) return 'the plan is not valid UTF-8 text';
+    if (err instanceof TokenizerError) return 'the plan is not valid JSON: it ends in the middle of a value';
+    return 'the plan is not valid JSON';
   }
 
   /** Path segments of the value being read now. */
