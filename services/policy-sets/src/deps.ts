@@ -1,9 +1,16 @@
-import type { ServiceDeps } from '@policyhub/service-kit';
-import type { PolicySetsClients } from './clients/index.js';
+import type { Db } from '@policyhub/db';
+import type { OutboxRelay } from '@policyhub/events';
+import type { TenancyDirectory, UploadSessions } from './domain/ports.js';
 
-/** What policy-sets' handlers and consumers get: the shared service deps plus its clients. */
-export interface PolicySetsDeps extends ServiceDeps {
-  clients: PolicySetsClients;
+/** What policy-sets' use cases get; service.ts builds it once. */
+export interface Deps {
+  db: Db;
+  /** Flushed after a transaction that wrote events, so they leave promptly. */
+  relay: OutboxRelay;
+  /** admin-orgs: organizations (entitlements), workspaces and projects. */
+  tenancy: TenancyDirectory;
+  /** storage: upload sessions of version archives. */
+  uploadSessions: UploadSessions;
   /** How long a version's upload URL works (VERSION_UPLOAD_URL_TTL_SECONDS; the spec's hour by default). */
   uploadUrlTtlMs: number;
 }

@@ -4,10 +4,12 @@ import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
 import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
+import { AdminOrgsLookup } from './clients/admin-orgs-lookup.js';
 import { createPolicySetsClients } from './clients/index.js';
+import { StorageUploadSessions } from './clients/storage-upload-sessions.js';
 import { startAdminOrgsDeletionsConsumer } from './consumers/admin-orgs-deletions.js';
 import { startUploadCompletedConsumer } from './consumers/upload-completed.js';
-import type { PolicySetsDeps } from './deps.js';
+import type { Deps } from './deps.js';
 import { UPLOAD_WINDOW_MS } from './domain/versions.js';
 import { registerPolicySets } from './server.js';
 
@@ -42,8 +44,18 @@ export async function startPolicySets(options: PolicySetsOptions): Promise<Runni
     { adminOrgs: options.adminOrgsAddress, storage: options.storageAddress },
     auth.credential,
   );
-  const uploadUrlTtlMs = options.uploadUrlTtlMs ?? UPLOAD_WINDOW_MS;
-  const withClients = (deps: ServiceDeps): PolicySetsDeps => ({ ...deps, clients, uploadUrlTtlMs });
+  const useCaseDeps = ({ db, relay }: ServiceDeps): Deps => ({
+    db,
+    relay,
+    tenancy: new AdminOrgsLookup(clients),
+    uploadSessions: new StorageUploadSessions(clients),
+    uploadUrlTtlMs: options.uploadUrlTtlMs ?? UPLOAD_WINDOW_MS,
+  });
+  let deps: Deps | undefined;
+  const depsOf = (service: ServiceDeps): Deps => {
+    deps ??= useCaseDeps(service);
+    return deps;
+  };
   try {
     return await startGrpcService({
       name: 'policy-sets',
@@ -55,10 +67,10 @@ export async function startPolicySets(options: PolicySetsOptions): Promise<Runni
       logger: options.logger,
       auth,
       migrateOnly: options.migrateOnly,
-      register: (server, deps) => registerPolicySets(server, withClients(deps)),
-      consumers: async (deps) => [
-        await startAdminOrgsDeletionsConsumer(withClients(deps)),
-        await startUploadCompletedConsumer(withClients(deps)),
+      register: (server, service) => registerPolicySets(server, service, depsOf(service)),
+      consumers: async (service) => [
+        await startAdminOrgsDeletionsConsumer(service),
+        await startUploadCompletedConsumer(service, depsOf(service)),
       ],
       onClose: async () => clients.close(),
     });

@@ -1,37 +1,15 @@
 import * as grpc from '@grpc/grpc-js';
 import { unavailable } from '@policyhub/errors';
 import { type Principal, readServiceError, rethrowAsAppError } from '@policyhub/grpc-runtime';
+import type { OrganizationFacts, OrganizationState, TenancyDirectory } from '../domain/ports.js';
 import type { PolicySetsClients } from './index.js';
 
-/** An organization as an upload sees it (AdminOrgsLookup.organizationState). */
-export type OrganizationState = { id: string; isDisabled: boolean } | 'missing' | 'unknown';
-
 /**
- * Whether the organization `state` describes may take an upload made for the organization with id
- * `id`: a different organization holding the name now means that one is gone (ADR 0019).
- */
-export function uploadableStatus(
-  state: OrganizationState,
-  id: string | null,
-): 'active' | 'disabled' | 'missing' | 'unknown' {
-  if (typeof state === 'string') return state;
-  if (id && state.id && state.id !== id) return 'missing';
-  return state.isDisabled ? 'disabled' : 'active';
-}
-
-export interface OrganizationFacts {
-  name: string;
-  /** The organization's immutable id (admin-orgs' external id). */
-  id: string;
-  isFreeTier: boolean;
-}
-
-/**
- * What policy-sets asks admin-orgs: an organization as the caller sees it (404 when missing or
- * hidden) with its free-tier entitlement, and which workspaces/projects exist in an
+ * The tenancy directory over admin-orgs' gRPC API: an organization as the caller sees it (404 when
+ * missing or hidden) with its free-tier entitlement, and which workspaces/projects exist in an
  * organization. Workspace and project lookups are internal (no principal) and batched.
  */
-export class AdminOrgsLookup {
+export class AdminOrgsLookup implements TenancyDirectory {
   constructor(private readonly clients: PolicySetsClients) {}
 
   async organization(principal: Principal | undefined, name: string): Promise<OrganizationFacts> {
@@ -57,14 +35,12 @@ export class AdminOrgsLookup {
     }
   }
 
-  /** Ids among `ids` that are workspaces of `organization`. */
   async workspacesIn(organization: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const res = await this.clients.workspaces.BatchGetWorkspaces({ ids: [...ids] }).catch(asAppError);
     return new Set(res.workspaces.filter((w) => w.organization === organization).map((w) => w.id));
   }
 
-  /** Ids among `ids` that are projects of `organization`. */
   async projectsIn(organization: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const res = await this.clients.projects.BatchGetProjects({ ids: [...ids] }).catch(asAppError);

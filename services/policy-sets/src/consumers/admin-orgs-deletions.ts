@@ -1,22 +1,20 @@
 import type { adminorgsV1 } from '@policyhub/contracts';
 import { type ConsumedEvent, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
-import { PolicyRepository } from '../db/policy-repository.js';
-import { PolicySetRepository } from '../db/policy-set-repository.js';
-import type { PolicySetsDeps } from '../deps.js';
+import type { ServiceDeps } from '@policyhub/service-kit';
+import { deleteOrganizationData, forgetProject, forgetWorkspace } from '../use-cases/tenancy-deletions.js';
 
 export const ADMIN_ORGS_DELETIONS_CONSUMER = 'policy-sets.admin-orgs-deletions';
 
 /**
- * Follows deletions in admin-orgs: a deleted workspace or project disappears from every set
- * (relationships and exclusions; counts drop with it), a deleted organization takes its sets
- * and policies along. Each effect is applied exactly once (startConsumer records the event id
- * in the same transaction) and is harmless to repeat anyway.
+ * Follows deletions in admin-orgs: a deleted workspace or project disappears from every set, a
+ * deleted organization takes its sets and policies along. Each effect is applied exactly once
+ * (startConsumer records the event id in the same transaction) and is harmless to repeat anyway.
  */
 export function startAdminOrgsDeletionsConsumer({
   db,
   transport,
   logger,
-}: PolicySetsDeps): Promise<Subscription> {
+}: ServiceDeps): Promise<Subscription> {
   return startConsumer({
     name: ADMIN_ORGS_DELETIONS_CONSUMER,
     db,
@@ -25,28 +23,22 @@ export function startAdminOrgsDeletionsConsumer({
     handlers: [
       {
         topic: TOPICS.workspaceDeleted,
-        handle: async (event: ConsumedEvent<adminorgsV1.WorkspaceDeleted__Output>, tx) => {
-          await new PolicySetRepository(tx).forgetWorkspace(event.payload.workspaceId);
-        },
+        handle: (event: ConsumedEvent<adminorgsV1.WorkspaceDeleted__Output>, tx) =>
+          forgetWorkspace(tx, event.payload.workspaceId),
       },
       {
         topic: TOPICS.projectDeleted,
-        handle: async (event: ConsumedEvent<adminorgsV1.ProjectDeleted__Output>, tx) => {
-          await new PolicySetRepository(tx).forgetProject(event.payload.projectId);
-        },
+        handle: (event: ConsumedEvent<adminorgsV1.ProjectDeleted__Output>, tx) =>
+          forgetProject(tx, event.payload.projectId),
       },
       {
         topic: TOPICS.organizationDeleted,
-        handle: async (event: ConsumedEvent<adminorgsV1.OrganizationDeleted__Output>, tx) => {
-          // By id: the name may already belong to a new organization whose data must stay. Events
-          // written before ids existed carry none and reach only rows without an id.
-          const organization = {
+        handle: (event: ConsumedEvent<adminorgsV1.OrganizationDeleted__Output>, tx) =>
+          // Events written before organization ids existed carry none and reach only rows without one.
+          deleteOrganizationData(tx, {
             name: event.payload.organization,
             id: event.payload.organizationId ?? null,
-          };
-          await new PolicySetRepository(tx).deleteOrganization(organization);
-          await new PolicyRepository(tx).deleteOrganization(organization);
-        },
+          }),
       },
     ],
   });

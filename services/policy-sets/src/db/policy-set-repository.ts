@@ -5,7 +5,8 @@ import type { Kind } from '../domain/vocabulary.js';
 import { escapeLike } from './escape-like.js';
 import { inOrganization, type OrganizationRef } from './organization-scope.js';
 
-export interface PolicySetRow {
+/** A policy set's own row, without its linked items. */
+export interface PolicySetRecord {
   id: string;
   organization: string;
   /** Null for rows recorded before organization ids existed. */
@@ -18,18 +19,27 @@ export interface PolicySetRow {
   agent_enabled: boolean;
   policy_tool_version: string;
   policies_path: string | null;
-  vcs_repo: StoredVcsRepo | null;
+  vcs_repo: VcsRepo | null;
   /** API-versioned or VCS-backed. */
   versioned: boolean;
   current_version_id: string | null;
   newest_version_id: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** The ids a set links to, each list in the order the items were added. */
+export interface PolicySetLinks {
   policy_ids: string[];
   workspace_ids: string[];
   project_ids: string[];
   workspace_exclusion_ids: string[];
 }
+
+/** A set as the API shows it: its row and its linked items. */
+export type PolicySetRow = PolicySetRecord & PolicySetLinks;
+
+type Stored<R> = Omit<R, 'vcs_repo'> & { vcs_repo: StoredVcsRepo | null };
 
 /** The `vcs_repo` JSON column (null = not set; migration 0005 turned older `""` into null). */
 interface StoredVcsRepo {
@@ -76,13 +86,13 @@ const ids = (name: RelationshipName) => {
   return `ARRAY(SELECT r.${column} FROM ${table} r WHERE r.policy_set_id = ps.id ORDER BY r.position)`;
 };
 
-// Linkage of every relationship comes from the same statement as the set (a subquery per row,
-// never a query per set), so a page of sets costs one query whatever its size.
-const COLUMNS = `ps.id, ps.organization, ps.organization_id, ps.name, ps.description, ps.global, ps.kind, ps.overridable,
+const RECORD_COLUMNS = `ps.id, ps.organization, ps.organization_id, ps.name, ps.description, ps.global, ps.kind, ps.overridable,
   ps.agent_enabled, ps.policy_tool_version, ps.policies_path, ps.vcs_repo,
   (ps.versioned OR ps.vcs_repo IS NOT NULL) AS versioned, ps.current_version_id, ps.newest_version_id,
-  ps.created_at, ps.updated_at,
-  ${ids('policies')} AS policy_ids, ${ids('workspaces')} AS workspace_ids,
+  ps.created_at, ps.updated_at`;
+
+// A subquery per relationship and set, never a query per set: any number of sets costs one statement.
+const LINK_COLUMNS = `${ids('policies')} AS policy_ids, ${ids('workspaces')} AS workspace_ids,
   ${ids('projects')} AS project_ids, ${ids('workspaceExclusions')} AS workspace_exclusion_ids`;
 
 export interface PolicySetFilter {
@@ -104,7 +114,7 @@ const storedVcsRepo = (v: VcsRepo | null): StoredVcsRepo | null =>
     ingress_submodules: v.ingressSubmodules,
   };
 
-export const toVcsRepo = (v: StoredVcsRepo | null): VcsRepo | null =>
+const toVcsRepo = (v: StoredVcsRepo | null): VcsRepo | null =>
   v && {
     identifier: v.identifier,
     branch: v.branch,
@@ -113,7 +123,7 @@ export const toVcsRepo = (v: StoredVcsRepo | null): VcsRepo | null =>
     ingressSubmodules: v.ingress_submodules,
   };
 
-export const toPolicySetFields = (r: PolicySetRow): PolicySetFields => ({
+export const toPolicySetFields = (r: PolicySetRecord): PolicySetFields => ({
   name: r.name,
   description: r.description,
   global: r.global,
@@ -122,49 +132,68 @@ export const toPolicySetFields = (r: PolicySetRow): PolicySetFields => ({
   agentEnabled: r.agent_enabled,
   policyToolVersion: r.policy_tool_version,
   policiesPath: r.policies_path,
-  vcsRepo: toVcsRepo(r.vcs_repo),
+  vcsRepo: r.vcs_repo,
 });
+
+/** The stored JSON of `vcs_repo` as the domain's VcsRepo. */
+const fromStored = <R extends PolicySetRecord>(r: Stored<R>): R =>
+  ({ ...r, vcs_repo: toVcsRepo(r.vcs_repo) }) as R;
 
 export class PolicySetRepository {
   constructor(private readonly db: Queryable) {}
 
-  async get(id: string, options: { forUpdate?: boolean } = {}): Promise<PolicySetRow | undefined> {
+  /** The set's row alone; its linked items come from `links`, once the caller may see it. */
+  async get(id: string, options: { forUpdate?: boolean } = {}): Promise<PolicySetRecord | undefined> {
     const lock = options.forUpdate ? 'FOR UPDATE OF ps' : '';
-    // Every point read: prepared, planned once per connection (four subqueries; ADR 0032).
-    const { rows } = await this.db.query<PolicySetRow>(
-      `SELECT ${COLUMNS} FROM policy_sets ps WHERE ps.id = $1 ${lock}`,
+    // Every point read: prepared, planned once per connection (ADR 0032).
+    const { rows } = await this.db.query<Stored<PolicySetRecord>>(
+      `SELECT ${RECORD_COLUMNS} FROM policy_sets ps WHERE ps.id = $1 ${lock}`,
       [id],
       { prepare: true },
     );
-    return rows[0];
+    return rows[0] && fromStored(rows[0]);
   }
 
-  async getMany(setIds: readonly string[]): Promise<PolicySetRow[]> {
+  async getMany(setIds: readonly string[]): Promise<PolicySetRecord[]> {
     if (setIds.length === 0) return [];
-    const { rows } = await this.db.query<PolicySetRow>(
-      `SELECT ${COLUMNS} FROM policy_sets ps WHERE ps.id = ANY($1) ORDER BY ps.created_at, ps.id`,
+    const { rows } = await this.db.query<Stored<PolicySetRecord>>(
+      `SELECT ${RECORD_COLUMNS} FROM policy_sets ps WHERE ps.id = ANY($1) ORDER BY ps.created_at, ps.id`,
       [setIds],
     );
-    return rows;
+    return rows.map(fromStored);
   }
 
+  /** The linked items of each of `setIds` that exists, in one statement whatever their number. */
+  async links(setIds: readonly string[]): Promise<Map<string, PolicySetLinks>> {
+    if (setIds.length === 0) return new Map();
+    const { rows } = await this.db.query<PolicySetLinks & { id: string }>(
+      `SELECT ps.id, ${LINK_COLUMNS} FROM policy_sets ps WHERE ps.id = ANY($1::text[])`,
+      [setIds],
+      { prepare: true },
+    );
+    return new Map(rows.map(({ id, ...links }) => [id, links]));
+  }
+
+  /**
+   * A page of an organization's sets with their linked items (the caller may see the whole
+   * organization): the page is chosen first, then the links of just that page, in one statement.
+   */
   async list(organization: OrganizationRef, filter: PolicySetFilter, limit: number, offset: number) {
     const params = [organization.id, escapeLike(filter.search), filter.kind ?? null, filter.versioned];
-    // Page first, then the linkage of just that page.
-    const { rows } = await this.db.query<PolicySetRow & { total: number }>(
-      `SELECT ${COLUMNS}, page.total FROM (
+    const { rows } = await this.db.query<Stored<PolicySetRow> & { total: number }>(
+      `SELECT ${RECORD_COLUMNS}, ${LINK_COLUMNS}, page.total FROM (
          SELECT id, count(*) OVER () AS total FROM policy_sets WHERE ${FILTER}
           ORDER BY created_at, id LIMIT $5 OFFSET $6
        ) page JOIN policy_sets ps ON ps.id = page.id
        ORDER BY ps.created_at, ps.id`,
       [...params, limit, offset, organization.name],
     );
-    if (rows.length > 0) return { rows, total: rows[0]!.total };
+    if (rows.length > 0) return { rows: rows.map((r) => fromStored<PolicySetRow>(r)), total: rows[0]!.total };
     const { rows: count } = await this.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM policy_sets WHERE ${FILTER.replace('$7', '$5')}`,
       [...params, organization.name],
     );
-    return { rows, total: count[0]?.n ?? 0 };
+    return { rows: [], total: count[0]?.n ?? 0 };
   }
 
   async countInOrganization(organization: OrganizationRef): Promise<number> {

@@ -1,3 +1,4 @@
+import type { OrganizationState } from './ports.js';
 import type { Kind } from './vocabulary.js';
 
 /**
@@ -35,12 +36,17 @@ export const canTakeUploadedVersions = (set: VersionedSetFacts): boolean =>
 export const uploadExpiry = (createdAt: Date, windowMs = UPLOAD_WINDOW_MS): Date =>
   new Date(createdAt.getTime() + windowMs);
 
+export type ArchiveLayout = 'opa' | 'sentinel';
+
 /**
  * The archive layout storage must check for a version of a set of this kind: a Sentinel set
  * (`kind_a`) needs `sentinel.hcl`, an OPA set (`kind_b`) `policies.hcl`, in the set's policies
  * path when it has one. A version whose archive does not conform ends `errored`.
  */
-export const archiveLayoutFor = (set: { kind: Kind; policiesPath: string | null }) => ({
+export const archiveLayoutFor = (set: {
+  kind: Kind;
+  policiesPath: string | null;
+}): { layout: ArchiveLayout; layoutRoot: string } => ({
   layout: set.kind === 'kind_b' ? 'opa' : 'sentinel',
   layoutRoot: set.policiesPath ?? '',
 });
@@ -85,4 +91,17 @@ export function settle(
     error: outcome.errorCode || 'UPLOAD_FAILED',
     errorMessage: outcome.errorMessage || 'the upload could not be processed',
   };
+}
+
+/**
+ * Whether the organization `state` describes may take an upload made for the organization with id
+ * `id`: a different organization holding the name now means that one is gone (ADR 0019).
+ */
+export function uploadableStatus(
+  state: OrganizationState,
+  id: string | null,
+): 'active' | 'disabled' | 'missing' | 'unknown' {
+  if (typeof state === 'string') return state;
+  if (id && state.id && state.id !== id) return 'missing';
+  return state.isDisabled ? 'disabled' : 'active';
 }

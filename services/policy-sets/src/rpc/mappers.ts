@@ -8,7 +8,7 @@ import {
   toTimestamp,
 } from '@policyhub/contracts';
 import type { PolicyRow } from '../db/policy-repository.js';
-import { type PolicySetRow, toVcsRepo } from '../db/policy-set-repository.js';
+import type { PolicySetRow } from '../db/policy-set-repository.js';
 import type { VcsRepo } from '../domain/vcs-repo.js';
 import type { VersionStatus } from '../domain/versions.js';
 import type { EnforcementLevel, Kind } from '../domain/vocabulary.js';
@@ -51,7 +51,7 @@ const toVcsRepoMessage = (v: VcsRepo): policysetsV1.VcsRepo => ({
  * workspaces or projects (attachments made before it became global are kept, not shown).
  */
 export function toPolicySet(r: PolicySetRow): policysetsV1.PolicySet {
-  const vcsRepo = toVcsRepo(r.vcs_repo);
+  const vcsRepo = r.vcs_repo;
   const workspaceIds = r.global ? [] : r.workspace_ids;
   const projectIds = r.global ? [] : r.project_ids;
   return {

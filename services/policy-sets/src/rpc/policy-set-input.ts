@@ -1,7 +1,7 @@
 import { type policysetsV1, policyKind } from '@policyhub/contracts';
 import type { PolicySetInput } from '../domain/policy-set-rules.js';
 import type { VcsRepo } from '../domain/vcs-repo.js';
-import type { ReferencedIds } from './reference-checks.js';
+import type { ReferencedIds } from '../use-cases/reference-checks.js';
 
 const vcsRepo = (v: policysetsV1.VcsRepo__Output): VcsRepo => ({
   identifier: v.identifier,

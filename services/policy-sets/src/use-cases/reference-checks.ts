@@ -1,7 +1,7 @@
 import type { Queryable } from '@policyhub/db';
-import type { AdminOrgsLookup } from '../clients/admin-orgs-lookup.js';
 import type { OrganizationRef } from '../db/organization-scope.js';
 import { PolicyRepository } from '../db/policy-repository.js';
+import type { TenancyDirectory } from '../domain/ports.js';
 import { requireAllFound, requireSameKind } from '../domain/references.js';
 import type { Kind } from '../domain/vocabulary.js';
 
@@ -27,15 +27,15 @@ export const relationshipEndpointPointer: PointerFor = () => 'ids';
  * kind of reference (workspaces and exclusions share one), whatever the number of ids.
  */
 export async function checkTenancyReferences(
-  lookup: AdminOrgsLookup,
+  tenancy: TenancyDirectory,
   organization: string,
   refs: ReferencedIds,
   pointerFor: PointerFor,
 ): Promise<void> {
   const workspaceIds = [...new Set([...(refs.workspaces ?? []), ...(refs.workspaceExclusions ?? [])])];
   const [workspaces, projects] = await Promise.all([
-    lookup.workspacesIn(organization, workspaceIds),
-    lookup.projectsIn(organization, refs.projects ?? []),
+    tenancy.workspacesIn(organization, workspaceIds),
+    tenancy.projectsIn(organization, refs.projects ?? []),
   ]);
   if (refs.workspaces) requireAllFound('workspace', refs.workspaces, workspaces, pointerFor('workspaces'));
   if (refs.workspaceExclusions) {

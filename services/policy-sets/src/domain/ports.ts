@@ -1,0 +1,45 @@
+import type { Principal } from '@policyhub/permissions';
+
+/** An organization as a caller sees it in admin-orgs, with its free-tier entitlement. */
+export interface OrganizationFacts {
+  name: string;
+  /** The organization's immutable id (admin-orgs' external id). */
+  id: string;
+  isFreeTier: boolean;
+}
+
+/** The organization holding a name now, asked without a caller; `unknown` when admin-orgs cannot be reached. */
+export type OrganizationState = { id: string; isDisabled: boolean } | 'missing' | 'unknown';
+
+/** What policy-sets asks admin-orgs, the owner of organizations, workspaces and projects. */
+export interface TenancyDirectory {
+  /** The organization as the caller sees it; NOT_FOUND when it is missing or hidden from the caller. */
+  organization(principal: Principal | undefined, name: string): Promise<OrganizationFacts>;
+  /** The organization holding `name` now, disabled ones included. */
+  organizationState(name: string): Promise<OrganizationState>;
+  /** Ids among `ids` that are workspaces of `organization` (one call whatever the number of ids). */
+  workspacesIn(organization: string, ids: readonly string[]): Promise<Set<string>>;
+  /** Ids among `ids` that are projects of `organization` (one call whatever the number of ids). */
+  projectsIn(organization: string, ids: readonly string[]): Promise<Set<string>>;
+}
+
+/** A single-use upload session opened in storage for a version's archive. */
+export interface UploadSession {
+  token: string;
+  /** ISO time after which the session no longer takes the upload. */
+  expiresAt: string;
+}
+
+/** Storage's upload sessions; a version's archive is uploaded straight to storage with the token. */
+export interface UploadSessions {
+  create(request: {
+    organization: string;
+    organizationId: string | null;
+    /** The version the upload belongs to (storage echoes it in storage.upload-completed). */
+    versionId: string;
+    policySetId: string;
+    expiresAt: Date;
+    layout: 'opa' | 'sentinel';
+    layoutRoot: string;
+  }): Promise<UploadSession>;
+}

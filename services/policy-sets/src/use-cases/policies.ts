@@ -1,0 +1,102 @@
+import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
+import { invalidAttribute, newId, notFound, tooLarge } from '@policyhub/errors';
+import type { Principal } from '@policyhub/permissions';
+import { PolicyRepository, type PolicyRow, toPolicyFields } from '../db/policy-repository.js';
+import type { Deps } from '../deps.js';
+import { canManagePolicies } from '../domain/access.js';
+import {
+  POLICY_CODE_MAX_BYTES,
+  type PolicyInput,
+  resolveNewPolicy,
+  resolvePolicyUpdate,
+} from '../domain/policy-rules.js';
+import type { Kind } from '../domain/vocabulary.js';
+import { managedOrganization } from './managed-organization.js';
+import type { PageRequest } from './page.js';
+
+const nameTaken = () =>
+  invalidAttribute('POLICY_SETS_POLICY_NAME_TAKEN', 'name', 'Name has already been taken');
+
+/** Individual policies and their code. Everything needs manage-policies in the policy's organization. */
+export class PolicyUseCases {
+  private readonly policies: PolicyRepository;
+
+  constructor(private readonly deps: Deps) {
+    this.policies = new PolicyRepository(deps.db);
+  }
+
+  async create(principal: Principal | undefined, organization: string, input: PolicyInput) {
+    const org = await managedOrganization(this.deps.tenancy, principal, organization);
+    const fields = resolveNewPolicy(input);
+    const id = newId('pol');
+    try {
+      await this.policies.insert(id, org, fields);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw nameTaken();
+      throw err;
+    }
+    return (await this.policies.get(id))!;
+  }
+
+  /** A policy the caller may manage, else NOT_FOUND (hidden looks exactly like missing). */
+  async get(principal: Principal | undefined, id: string): Promise<PolicyRow> {
+    const policy = await this.policies.get(id);
+    if (!policy || !canManagePolicies(principal, policy.organization, policy.organization_id))
+      throw notFound();
+    return policy;
+  }
+
+  async list(
+    principal: Principal | undefined,
+    organization: string,
+    filter: { search: string; kind: Kind | undefined },
+    page: PageRequest,
+  ) {
+    const org = await managedOrganization(this.deps.tenancy, principal, organization);
+    const w = pageWindow(page);
+    const { rows, total } = await this.policies.list(org, filter, w.size, w.offset);
+    return { policies: rows, page: pageInfo(w, total) };
+  }
+
+  async update(principal: Principal | undefined, id: string, input: PolicyInput) {
+    const current = await this.get(principal, id);
+    const fields = resolvePolicyUpdate(toPolicyFields(current), input);
+    try {
+      await this.policies.update(current.id, fields);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw nameTaken();
+      throw err;
+    }
+    return (await this.policies.get(current.id))!;
+  }
+
+  async delete(principal: Principal | undefined, id: string): Promise<void> {
+    const policy = await this.get(principal, id);
+    // Sets holding it lose it with the row (ON DELETE CASCADE); their counts drop with it.
+    await this.policies.delete(policy.id);
+  }
+
+  async uploadCode(principal: Principal | undefined, id: string, code: Uint8Array) {
+    const policy = await this.get(principal, id);
+    if (code.length > POLICY_CODE_MAX_BYTES) {
+      throw tooLarge(
+        'POLICY_SETS_POLICY_CODE_TOO_LARGE',
+        `policy code is limited to ${POLICY_CODE_MAX_BYTES} bytes`,
+      );
+    }
+    await this.policies.setCode(policy.id, Buffer.from(code));
+    return (await this.policies.get(policy.id))!;
+  }
+
+  /** The uploaded code, or undefined when none was uploaded. */
+  async downloadCode(principal: Principal | undefined, id: string): Promise<Buffer | undefined> {
+    const policy = await this.get(principal, id);
+    return (await this.policies.getCode(policy.id)) ?? undefined;
+  }
+
+  /** The policies among `ids` the caller may manage (others are left out, as if missing). */
+  async batchGet(principal: Principal | undefined, ids: readonly string[]): Promise<PolicyRow[]> {
+    const rows = await this.policies.getMany(ids);
+    return rows.filter((r) => canManagePolicies(principal, r.organization, r.organization_id));
+  }
+}

@@ -1,0 +1,105 @@
+import { pageInfo, pageWindow } from '@policyhub/db';
+import { newId, notFound, unprocessable } from '@policyhub/errors';
+import type { Principal } from '@policyhub/permissions';
+import { VersionRepository, type VersionRow } from '../db/version-repository.js';
+import type { Deps } from '../deps.js';
+import { canManagePolicies } from '../domain/access.js';
+import { checkFreeTierApiVersions } from '../domain/free-tier.js';
+import {
+  API_VERSION_SOURCE,
+  archiveLayoutFor,
+  canTakeUploadedVersions,
+  uploadExpiry,
+  VERSIONS_NOT_SUPPORTED_MESSAGE,
+} from '../domain/versions.js';
+import type { PageRequest } from './page.js';
+
+const notSupported = () =>
+  unprocessable('POLICY_SETS_VERSIONS_NOT_SUPPORTED', VERSIONS_NOT_SUPPORTED_MESSAGE);
+
+const isVisible = (
+  principal: Principal | undefined,
+  row: { organization: string; organization_id: string | null },
+) => canManagePolicies(principal, row.organization, row.organization_id);
+
+/**
+ * Policy set versions: create (pending, with an upload session from storage), show, list and batch
+ * get. Everything needs manage-policies on the set's organization; otherwise 404. The outcome of
+ * an upload arrives as an event (upload-completed.ts).
+ */
+export class PolicySetVersionUseCases {
+  private readonly versions: VersionRepository;
+
+  constructor(private readonly deps: Deps) {
+    this.versions = new VersionRepository(deps.db);
+  }
+
+  private async visibleSet(principal: Principal | undefined, id: string) {
+    const set = await this.versions.getSet(id);
+    if (!set || !isVisible(principal, set)) throw notFound();
+    return set;
+  }
+
+  async create(principal: Principal | undefined, policySetId: string): Promise<VersionRow> {
+    const { db, tenancy, uploadSessions, uploadUrlTtlMs } = this.deps;
+    const set = await this.visibleSet(principal, policySetId);
+    if (!canTakeUploadedVersions({ hasVcsRepo: set.has_vcs_repo, hasPolicies: set.has_policies }))
+      throw notSupported();
+    if ((await tenancy.organization(principal, set.organization)).isFreeTier) checkFreeTierApiVersions();
+
+    const id = newId('polsetver');
+    const createdAt = new Date();
+    const session = await uploadSessions.create({
+      organization: set.organization,
+      organizationId: set.organization_id,
+      versionId: id,
+      policySetId: set.id,
+      expiresAt: uploadExpiry(createdAt, uploadUrlTtlMs),
+      ...archiveLayoutFor({ kind: set.kind, policiesPath: set.policies_path }),
+    });
+
+    // Storage's session exists now; if the set changed meanwhile it simply expires unused.
+    return db.transaction(async (tx) => {
+      const r = new VersionRepository(tx);
+      const locked = await r.getSet(set.id, { forUpdate: true });
+      if (!locked) throw notFound();
+      if (!canTakeUploadedVersions({ hasVcsRepo: locked.has_vcs_repo, hasPolicies: locked.has_policies }))
+        throw notSupported();
+      const row = await r.insert({
+        id,
+        policySetId: set.id,
+        organization: set.organization,
+        organizationId: set.organization_id,
+        source: API_VERSION_SOURCE,
+        uploadToken: session.token,
+        uploadExpiresAt: session.expiresAt,
+        createdAt: createdAt.toISOString(),
+      });
+      await r.recordNewest(set.id, id);
+      return row;
+    });
+  }
+
+  async get(principal: Principal | undefined, id: string): Promise<VersionRow> {
+    const version = await this.versions.get(id);
+    if (!version || !isVisible(principal, version)) throw notFound();
+    return version;
+  }
+
+  /** A page of the set's versions, newest first. */
+  async list(principal: Principal | undefined, policySetId: string, page: PageRequest) {
+    const set = await this.visibleSet(principal, policySetId);
+    const w = pageWindow(page);
+    const { rows, total } = await this.versions.list(set.id, w.size, w.offset);
+    return { versions: rows, page: pageInfo(w, total) };
+  }
+
+  /**
+   * The versions among `ids` (at most 1000) the caller may manage; internal callers (no
+   * principal) get every one.
+   */
+  async batchGet(principal: Principal | undefined, ids: readonly string[]): Promise<VersionRow[]> {
+    const rows = await this.versions.getMany([...new Set(ids)].slice(0, 1000));
+    return rows.filter((r) => !principal || isVisible(principal, r));
+  }
+}
