@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { newId } from '@policyhub/errors';
 import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
-import { type RunningService, startGrpcService } from '@policyhub/service-kit';
+import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
-import { IdentityRepository } from './db/identity-repository.js';
+import type { Deps } from './deps.js';
 import { registerAdminOrgs } from './server.js';
+import { ensureBootstrapSiteAdmin } from './use-cases/site-admin-bootstrap.js';
 
 export interface AdminOrgsOptions {
   databaseUrl: string;
@@ -25,6 +25,11 @@ export interface AdminOrgsOptions {
 export const ADMIN_ORGS_SCHEMA = 'admin_orgs';
 
 export function startAdminOrgs(options: AdminOrgsOptions): Promise<RunningService> {
+  let deps: Deps | undefined;
+  const depsOf = ({ db, relay }: ServiceDeps): Deps => {
+    deps ??= { db, relay };
+    return deps;
+  };
   return startGrpcService({
     name: 'admin-orgs',
     schema: ADMIN_ORGS_SCHEMA,
@@ -35,11 +40,7 @@ export function startAdminOrgs(options: AdminOrgsOptions): Promise<RunningServic
     logger: options.logger,
     auth: new InternalAuth({ keys: options.signingKeys, service: 'admin-orgs' }),
     migrateOnly: options.migrateOnly,
-    register: registerAdminOrgs,
-    async onStart({ db }) {
-      await db.transaction((tx) =>
-        new IdentityRepository(tx).ensureSiteAdmin(newId('user'), newId('at'), options.siteAdminToken),
-      );
-    },
+    register: (server, service) => registerAdminOrgs(server, service, depsOf(service)),
+    onStart: (service) => ensureBootstrapSiteAdmin(depsOf(service), options.siteAdminToken),
   });
 }

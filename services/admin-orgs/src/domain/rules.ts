@@ -1,6 +1,7 @@
 import { AppError, type CodeOf, ValidationErrors, invalidAttribute, notFound } from '@policyhub/errors';
 import {
   OWNER,
+  PERMISSIONS,
   type Permission,
   type Principal,
   canAccessOrganization,
@@ -70,6 +71,13 @@ export function requireOwner(principal: Principal | undefined, organization: str
   if (principal?.isSiteAdmin) return;
   if (!principal?.memberships.get(organization)?.includes(OWNER)) throw notFound();
 }
+
+/** The caller's permission words in an organization, with OWNER when an owner (site admins: all). */
+export const permissionsIn = (p: Principal | undefined, organization: string): string[] =>
+  p?.isSiteAdmin ? [...PERMISSIONS, OWNER] : [...(p?.memberships.get(organization) ?? [])];
+
+export const isOwnerOrAdmin = (p: Principal | undefined, organization: string): boolean =>
+  !!p?.isSiteAdmin || !!p?.memberships.get(organization)?.includes(OWNER);
 
 export function requireSiteAdmin(principal: Principal | undefined): void {
   if (!principal?.isSiteAdmin) throw notFound();

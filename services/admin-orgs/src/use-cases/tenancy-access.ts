@@ -1,24 +1,13 @@
-import type { Db } from '@policyhub/db';
 import { invalidAttribute, notFound } from '@policyhub/errors';
-import type { OutboxRelay } from '@policyhub/events';
-import { canAccessOrganization, PERMISSIONS, type Principal } from '@policyhub/grpc-runtime';
+import { canAccessOrganization, type Principal } from '@policyhub/permissions';
 import type { TenancyRepository } from '../db/tenancy-repository.js';
-import { OWNER, requireAccess } from '../domain/rules.js';
-
-/** What the tenancy handlers (organizations, teams, projects, workspaces) are built from. */
-export interface TenancyDeps {
-  db: Db;
-  relay: OutboxRelay;
-}
+import { requireAccess } from '../domain/rules.js';
 
 /** Batch lookups keep what the caller may see; internal calls (no principal) see everything. */
 export const visibleTo =
   (principal: Principal | undefined) =>
   (row: { organization: string }): boolean =>
     !principal || canAccessOrganization(principal, row.organization);
-
-export const permissionsIn = (p: Principal | undefined, org: string): string[] =>
-  p?.isSiteAdmin ? [...PERMISSIONS, OWNER] : [...(p?.memberships.get(org) ?? [])];
 
 /** An organization the caller may see, else NOT_FOUND (a disabled one is invisible to non-admins). */
 export async function visibleOrganization(repo: TenancyRepository, p: Principal | undefined, name: string) {
@@ -37,6 +26,3 @@ const NAME_TAKEN = {
 
 export const nameTaken = (what: keyof typeof NAME_TAKEN) =>
   invalidAttribute(NAME_TAKEN[what], 'name', 'Name has already been taken');
-
-export const isOwnerOrAdmin = (p: Principal | undefined, organization: string): boolean =>
-  !!p?.isSiteAdmin || !!p?.memberships.get(organization)?.includes(OWNER);

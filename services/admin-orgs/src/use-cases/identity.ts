@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
+import { invalidAttribute, newId, notFound, unauthenticated, unprocessable } from '@policyhub/errors';
+import type { Principal } from '@policyhub/permissions';
+import { IdentityRepository, type TokenRow, type UserRow } from '../db/identity-repository.js';
+import type { Deps } from '../deps.js';
+import { requireEmail, requireName, requirePrincipal, requireSiteAdmin } from '../domain/rules.js';
+import type { PageRequest } from './page.js';
+
+/** A new secret token: 32 random bytes, url-safe; only its SHA-256 is stored. */
+const generateToken = (): string => `ph.${randomBytes(32).toString('base64url')}`;
+
+/** Tokens are managed by their user and by site admins; to everyone else they do not exist. */
+const canManageTokensOf = (caller: Principal, userId: string): boolean =>
+  caller.isSiteAdmin || caller.userId === userId;
+
+/** Who a bearer token stands for: the user and their memberships in enabled organizations. */
+export interface Authenticated {
+  user: UserRow;
+  memberships: Awaited<ReturnType<IdentityRepository['memberships']>>;
+}
+
+/** Users, their authentication tokens, and authenticating a bearer token. */
+export class IdentityUseCases {
+  private readonly identity: IdentityRepository;
+
+  constructor(private readonly deps: Deps) {
+    this.identity = new IdentityRepository(deps.db);
+  }
+
+  /** The user a bearer token belongs to; UNAUTHENTICATED when no token matches. */
+  async authenticate(token: string): Promise<Authenticated> {
+    const user = token ? await this.identity.findUserByToken(token) : undefined;
+    if (!user) throw unauthenticated();
+    return { user, memberships: await this.identity.memberships(user.id) };
+  }
+
+  async createUser(
+    principal: Principal | undefined,
+    user: { username: string; email: string; isSiteAdmin: boolean },
+  ): Promise<UserRow> {
+    requireSiteAdmin(principal);
+    requireName(user.username, 'username', 'ADMIN_ORGS_INVALID_USERNAME');
+    requireEmail(user.email, 'email', 'ADMIN_ORGS_INVALID_EMAIL');
+    try {
+      return await this.identity.insertUser({
+        id: newId('user'),
+        username: user.username,
+        email: user.email,
+        is_site_admin: user.isSiteAdmin,
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw invalidAttribute('ADMIN_ORGS_USERNAME_TAKEN', 'username', 'Username has already been taken');
+      }
+      throw err;
+    }
+  }
+
+  /** A new token for the user; its secret is returned this once. */
+  async createToken(
+    principal: Principal | undefined,
+    userId: string,
+    description: string,
+  ): Promise<{ row: TokenRow; token: string }> {
+    const caller = requirePrincipal(principal);
+    if (!canManageTokensOf(caller, userId)) throw notFound();
+    const user = await this.identity.getUser(userId);
+    if (!user) throw notFound();
+    const token = generateToken();
+    return { row: await this.identity.insertToken(newId('at'), user.id, token, description), token };
+  }
+
+  async listTokens(principal: Principal | undefined, userId: string, page: PageRequest) {
+    const caller = requirePrincipal(principal);
+    if (!canManageTokensOf(caller, userId)) throw notFound();
+    if (!(await this.identity.getUser(userId))) throw notFound();
+    const w = pageWindow(page);
+    const { rows, total } = await this.identity.listTokens(userId, w.size, w.offset);
+    return { tokens: rows, page: pageInfo(w, total) };
+  }
+
+  /** The token `id` if the caller may manage it, else NOT_FOUND. */
+  async getToken(principal: Principal | undefined, id: string): Promise<TokenRow> {
+    const caller = requirePrincipal(principal);
+    const token = await this.identity.getToken(id);
+    if (!token || !canManageTokensOf(caller, token.user_id)) throw notFound();
+    return token;
+  }
+
+  async deleteToken(principal: Principal | undefined, id: string): Promise<void> {
+    const token = await this.getToken(principal, id);
+    if (!(await this.identity.deleteToken(token.id))) throw notFound();
+  }
+
+  /** The caller's own account. */
+  async account(principal: Principal | undefined): Promise<UserRow> {
+    const caller = requirePrincipal(principal);
+    const user = await this.identity.getUser(caller.userId);
+    if (!user) throw notFound();
+    return user;
+  }
+
+  async batchGetUsers(ids: string[]): Promise<UserRow[]> {
+    return this.identity.getUsers(ids);
+  }
+
+  async listUsers(
+    principal: Principal | undefined,
+    filter: { query: string; isSiteAdmin: boolean | null },
+    page: PageRequest,
+  ) {
+    requireSiteAdmin(principal);
+    const w = pageWindow(page);
+    const { rows, total } = await this.identity.listUsers(filter, w.size, w.offset);
+    return { users: rows, page: pageInfo(w, total) };
+  }
+
+  /** Deletes a user (not oneself, not the last owner of an organization) with their tokens and memberships. */
+  async deleteUser(principal: Principal | undefined, id: string): Promise<void> {
+    requireSiteAdmin(principal);
+    if (!(await this.identity.getUser(id))) throw notFound();
+    if (principal?.userId === id) {
+      throw unprocessable('ADMIN_ORGS_DELETE_SELF', 'you cannot delete your own account');
+    }
+    await this.deps.db.transaction(async (tx) => {
+      const r = new IdentityRepository(tx);
+      const sole = await r.organizationsSolelyOwnedBy(id);
+      if (sole.length > 0) {
+        throw unprocessable(
+          'ADMIN_ORGS_LAST_OWNER',
+          `the user is the only owner of ${sole.join(', ')}; add another owner or delete the organization first`,
+        );
+      }
+      // Tokens and memberships go with the user (foreign-key cascades) in the same statement.
+      if (!(await r.deleteUser(id))) throw notFound();
+    });
+  }
+}
