@@ -25,6 +25,7 @@ export interface AdminOrgsOptions {
 export const ADMIN_ORGS_SCHEMA = 'admin_orgs';
 
 export function startAdminOrgs(options: AdminOrgsOptions): Promise<RunningService> {
+  // The use cases' Deps, built once from the pool and relay startGrpcService opens.
   let deps: Deps | undefined;
   const depsOf = ({ db, relay }: ServiceDeps): Deps => {
     deps ??= { db, relay };

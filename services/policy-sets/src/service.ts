@@ -44,16 +44,16 @@ export async function startPolicySets(options: PolicySetsOptions): Promise<Runni
     { adminOrgs: options.adminOrgsAddress, storage: options.storageAddress },
     auth.credential,
   );
-  const useCaseDeps = ({ db, relay }: ServiceDeps): Deps => ({
-    db,
-    relay,
-    tenancy: new AdminOrgsLookup(clients),
-    uploadSessions: new StorageUploadSessions(clients),
-    uploadUrlTtlMs: options.uploadUrlTtlMs ?? UPLOAD_WINDOW_MS,
-  });
+  // The use cases' Deps, built once from the pool and relay startGrpcService opens.
   let deps: Deps | undefined;
-  const depsOf = (service: ServiceDeps): Deps => {
-    deps ??= useCaseDeps(service);
+  const depsOf = ({ db, relay }: ServiceDeps): Deps => {
+    deps ??= {
+      db,
+      relay,
+      tenancy: new AdminOrgsLookup(clients),
+      uploadSessions: new StorageUploadSessions(clients),
+      uploadUrlTtlMs: options.uploadUrlTtlMs ?? UPLOAD_WINDOW_MS,
+    };
     return deps;
   };
   try {
