@@ -2,7 +2,7 @@ import { env } from '@policyhub/config';
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey, type WorkerRole } from '@policyhub/grpc-runtime';
-import { type RunningService, startGrpcService } from '@policyhub/service-kit';
+import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { grpcObjectStore } from './clients/object-store.js';
 import { grpcObjectStreams } from './clients/object-streams.js';
@@ -11,6 +11,7 @@ import { grpcUploadSessions } from './clients/upload-sessions.js';
 import { grpcWorkspaceDirectory } from './clients/workspace-directory.js';
 import { startDeletionConsumer } from './consumers/deletions.js';
 import { startUploadCompletedConsumer } from './consumers/upload-completed.js';
+import type { Deps } from './deps.js';
 import { DEFAULT_PLAN_MAX_BYTES } from './domain/plan-status.js';
 import type {
   ObjectStore,
@@ -20,7 +21,7 @@ import type {
   WorkspaceDirectory,
 } from './domain/ports.js';
 import { registerRuns } from './server.js';
-import { ObjectSweeper } from './workflows/object-sweeper.js';
+import { ObjectSweeper } from './use-cases/object-sweeper.js';
 
 export interface RunsOptions {
   databaseUrl: string;
@@ -76,6 +77,15 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     uploadSessions: options.ports?.uploadSessions ?? adapters.uploadSessions,
   };
   let sweeper: ObjectSweeper | undefined;
+  let deps: Deps | undefined;
+  // Built once, from the first hook that gets the service's shared deps (onStart runs first).
+  const depsOf = (service: ServiceDeps): Deps =>
+    (deps ??= {
+      ...service,
+      ...ports,
+      planMaxBytes: options.planMaxBytes ?? DEFAULT_PLAN_MAX_BYTES,
+      onObjectsOrphaned: () => sweeper?.schedule(),
+    });
   const closeAdapters = () => {
     for (const adapter of Object.values(adapters)) adapter.close();
   };
@@ -89,20 +99,14 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     logger: options.logger,
     auth,
     migrateOnly: options.migrateOnly,
-    async onStart({ db, logger }) {
-      sweeper = new ObjectSweeper({ db, objects: ports.objects, logger });
+    async onStart(service) {
+      sweeper = new ObjectSweeper(depsOf(service));
       sweeper.start();
     },
-    register: (server, deps) =>
-      registerRuns(server, deps, {
-        db: deps.db,
-        ...ports,
-        planMaxBytes: options.planMaxBytes ?? DEFAULT_PLAN_MAX_BYTES,
-        onObjectsOrphaned: () => sweeper?.schedule(),
-      }),
-    consumers: async (deps) => [
-      await startDeletionConsumer({ ...deps, onObjectsOrphaned: () => sweeper?.schedule() }),
-      await startUploadCompletedConsumer(deps),
+    register: (server, service) => registerRuns(server, depsOf(service)),
+    consumers: async (service) => [
+      await startDeletionConsumer(depsOf(service)),
+      await startUploadCompletedConsumer(depsOf(service)),
     ],
     async onClose() {
       await sweeper?.stop();

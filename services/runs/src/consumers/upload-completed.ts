@@ -1,15 +1,8 @@
 import { type storageV1, uploadCompletedOwnerKind, uploadOwnerKind } from '@policyhub/contracts';
-import type { Db } from '@policyhub/db';
-import {
-  type ConsumedEvent,
-  type EventTransport,
-  startConsumer,
-  type Subscription,
-  TOPICS,
-} from '@policyhub/events';
-import type { Logger } from '@policyhub/telemetry';
+import { type ConsumedEvent, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
+import type { Deps } from '../deps.js';
 import { CV_UPLOAD_OWNER_KIND } from '../domain/configuration-versions.js';
-import { applyConfigurationUpload } from '../workflows/configuration-versions.js';
+import { applyConfigurationUpload, type ConfigurationUpload } from '../use-cases/configuration-versions.js';
 
 export const UPLOAD_COMPLETED_CONSUMER = 'runs.upload-completed';
 
@@ -19,24 +12,36 @@ export const UPLOAD_COMPLETED_CONSUMER = 'runs.upload-completed';
  * someone else's and are acknowledged without a transaction. Exactly once: the event id is
  * recorded in the same transaction as the effect.
  */
-export function startUploadCompletedConsumer(options: {
-  db: Db;
-  transport: EventTransport;
-  logger: Logger;
-}): Promise<Subscription> {
+export function startUploadCompletedConsumer(deps: Deps): Promise<Subscription> {
   return startConsumer({
     name: UPLOAD_COMPLETED_CONSUMER,
-    db: options.db,
-    transport: options.transport,
-    logger: options.logger,
+    db: deps.db,
+    transport: deps.transport,
+    logger: deps.logger,
     handlers: [
       {
         topic: TOPICS.uploadCompleted,
-        accepts: (p: storageV1.UploadCompleted__Output) =>
-          uploadCompletedOwnerKind(p) === uploadOwnerKind.fromKnownWord(CV_UPLOAD_OWNER_KIND),
-        handle: (event: ConsumedEvent<storageV1.UploadCompleted__Output>, tx) =>
-          applyConfigurationUpload(tx, event.payload),
+        accepts: isConfigurationUpload,
+        // A replayed dead letter skips `accepts`: another owner's event is still left alone.
+        handle: async (event: ConsumedEvent<storageV1.UploadCompleted__Output>, tx) => {
+          if (isConfigurationUpload(event.payload))
+            await applyConfigurationUpload(tx, toConfigurationUpload(event.payload));
+        },
       },
     ],
   });
 }
+
+const isConfigurationUpload = (p: storageV1.UploadCompleted__Output) =>
+  uploadCompletedOwnerKind(p) === uploadOwnerKind.fromKnownWord(CV_UPLOAD_OWNER_KIND);
+
+const toConfigurationUpload = (p: storageV1.UploadCompleted__Output): ConfigurationUpload =>
+  p.ok
+    ? {
+        versionId: p.ownerId,
+        ok: true,
+        objectKey: p.objectKey ?? '',
+        sizeBytes: p.sizeBytes,
+        sha256: p.sha256 ?? '',
+      }
+    : { versionId: p.ownerId, ok: false, errorCode: p.errorCode ?? '', errorMessage: p.errorMessage ?? '' };

@@ -86,6 +86,14 @@ export class RunRepository {
     return rows[0];
   }
 
+  /** The run locked for update, or undefined when it is missing or another transaction holds it. */
+  async getForUpdateUnlessLocked(id: string): Promise<RunRow | undefined> {
+    const { rows } = await this.db.query<RunRow>('SELECT * FROM runs WHERE id = $1 FOR UPDATE SKIP LOCKED', [
+      id,
+    ]);
+    return rows[0];
+  }
+
   async getView(id: string): Promise<RunView | undefined> {
     return (await this.getViews([id]))[0];
   }

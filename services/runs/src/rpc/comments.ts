@@ -1,9 +1,9 @@
 import type { runsV1 } from '@policyhub/contracts';
 import type { Handlers } from '@policyhub/grpc-runtime';
-import type { CommentWorkflows } from '../workflows/comments.js';
+import type { CommentUseCases } from '../use-cases/comments.js';
 import { toComment } from './mappers.js';
 
-export function commentHandlers(comments: CommentWorkflows): Handlers<runsV1.CommentsHandlers> {
+export function commentHandlers(comments: CommentUseCases): Handlers<runsV1.CommentsHandlers> {
   return {
     async CreateComment(req, { principal }) {
       return { comment: toComment(await comments.create(principal, req.runId, req.body)) };

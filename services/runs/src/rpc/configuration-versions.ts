@@ -1,14 +1,14 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { runsV1 } from '@policyhub/contracts';
 import { type Handlers, type ImplementOptions, streaming } from '@policyhub/grpc-runtime';
-import type { ConfigurationVersionWorkflows } from '../workflows/configuration-versions.js';
+import type { ConfigurationVersionUseCases } from '../use-cases/configuration-versions.js';
 import { toConfigurationVersion } from './mappers.js';
 import { callerPrincipal, serveStream } from './streams.js';
 
 type Options = ImplementOptions;
 
 export function configurationVersionHandlers(
-  versions: ConfigurationVersionWorkflows,
+  versions: ConfigurationVersionUseCases,
   options: Options,
 ): Handlers<runsV1.ConfigurationVersionsHandlers> {
   return {

@@ -9,11 +9,11 @@ import {
 } from '@policyhub/contracts';
 import { asServiceError, type Handlers, streaming } from '@policyhub/grpc-runtime';
 import type { ObjectInfo } from '../domain/ports.js';
-import type { EvaluatorWorkflows } from '../workflows/evaluator.js';
+import type { EvaluatorUseCases } from '../use-cases/evaluator.js';
 import { toLease } from './mappers.js';
 
 export function evaluatorHandlers(
-  evaluator: EvaluatorWorkflows,
+  evaluator: EvaluatorUseCases,
   errorOptions: Parameters<typeof asServiceError>[2],
 ): Handlers<runsV1.PolicyEvaluatorHandlers> {
   return {

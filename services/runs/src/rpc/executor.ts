@@ -3,12 +3,12 @@ import type { runsV1 } from '@policyhub/contracts';
 import { invalidAttribute, tooLarge } from '@policyhub/errors';
 import { asServiceError, type Handlers, streaming } from '@policyhub/grpc-runtime';
 import { MAX_PLAN_BYTES } from '../domain/ports.js';
-import type { ExecutorWorkflows } from '../workflows/executor.js';
+import type { ExecutorUseCases } from '../use-cases/executor.js';
 import { toRun } from './mappers.js';
 
 /** Internal: executors act for no user, so runs come back without caller-specific flags. */
 export function executorHandlers(
-  executor: ExecutorWorkflows,
+  executor: ExecutorUseCases,
   errorOptions: Parameters<typeof asServiceError>[2],
 ): Handlers<runsV1.RunExecutorHandlers> {
   return {

@@ -11,13 +11,15 @@ import {
   toTimestamp,
 } from '@policyhub/contracts';
 import { type Principal, hasPermission } from '@policyhub/grpc-runtime';
-import type { CommentRow } from '../db/comment-repository.js';
-import type { ConfigurationVersionRow } from '../db/configuration-version-repository.js';
-import type { PlanRow } from '../db/plan-repository.js';
-import type { PolicyCheckRow } from '../db/policy-check-repository.js';
-import type { RunEventRow } from '../db/run-event-repository.js';
-import type { RunView } from '../db/run-repository.js';
-import type { LeaseRow } from '../db/policy-check-repository.js';
+import type {
+  CommentRow,
+  ConfigurationVersionRow,
+  LeaseRow,
+  PlanRow,
+  PolicyCheckRow,
+  RunEventRow,
+  RunView,
+} from '../use-cases/records.js';
 import { CV_STATUS, isCvUploadUsable } from '../domain/configuration-versions.js';
 import { isOverridable } from '../domain/policy-check-status.js';
 import { OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';

@@ -1,13 +1,13 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { runsV1 } from '@policyhub/contracts';
 import { type Handlers, type ImplementOptions, streaming } from '@policyhub/grpc-runtime';
-import type { PlanWorkflows } from '../workflows/plans.js';
+import type { PlanUseCases } from '../use-cases/plans.js';
 import { toPlan, toRun } from './mappers.js';
 import { callerPrincipal, headerThenData, respond, serveStream } from './streams.js';
 
 type Options = ImplementOptions;
 
-export function planHandlers(plans: PlanWorkflows, options: Options): Handlers<runsV1.PlansHandlers> {
+export function planHandlers(plans: PlanUseCases, options: Options): Handlers<runsV1.PlansHandlers> {
   return {
     async GetPlan(req, { principal }) {
       return { plan: toPlan(await plans.get(principal, req.id)) };

@@ -1,9 +1,9 @@
 import type { runsV1 } from '@policyhub/contracts';
 import type { Handlers } from '@policyhub/grpc-runtime';
-import type { PolicyCheckWorkflows } from '../workflows/policy-checks.js';
+import type { PolicyCheckUseCases } from '../use-cases/policy-checks.js';
 import { toPolicyCheck } from './mappers.js';
 
-export function policyCheckHandlers(checks: PolicyCheckWorkflows): Handlers<runsV1.PolicyChecksHandlers> {
+export function policyCheckHandlers(checks: PolicyCheckUseCases): Handlers<runsV1.PolicyChecksHandlers> {
   return {
     async GetPolicyCheck(req, { principal }) {
       return { policyCheck: toPolicyCheck(await checks.get(principal, req.id), principal) };

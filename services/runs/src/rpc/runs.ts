@@ -1,9 +1,9 @@
 import type { runsV1 } from '@policyhub/contracts';
 import type { Handlers } from '@policyhub/grpc-runtime';
-import type { RunWorkflows } from '../workflows/runs.js';
+import type { RunUseCases } from '../use-cases/runs.js';
 import { toRun, toRunEvent } from './mappers.js';
 
-export function runHandlers(runs: RunWorkflows): Handlers<runsV1.RunsHandlers> {
+export function runHandlers(runs: RunUseCases): Handlers<runsV1.RunsHandlers> {
   return {
     async CreateRun(req, { principal }) {
       const run = await runs.create(principal, {

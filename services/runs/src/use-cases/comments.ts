@@ -4,7 +4,7 @@ import type { Principal } from '@policyhub/grpc-runtime';
 import { CommentRepository, type CommentRow } from '../db/comment-repository.js';
 import { READ_RUNS, requirePermission, requirePrincipal, validateCommentBody } from '../domain/rules.js';
 import { readableRun } from './access.js';
-import type { WorkflowContext } from './context.js';
+import type { Deps } from '../deps.js';
 import { recordRunEvent } from './transitions.js';
 
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -12,20 +12,20 @@ const FOREIGN_KEY_VIOLATION = '23503';
 type Page = { number?: number; size?: number } | null | undefined;
 
 /** Comments on runs in any state; each one is also a `commented` run event. */
-export class CommentWorkflows {
+export class CommentUseCases {
   private readonly comments: CommentRepository;
 
-  constructor(private readonly ctx: WorkflowContext) {
-    this.comments = new CommentRepository(ctx.db);
+  constructor(private readonly deps: Deps) {
+    this.comments = new CommentRepository(deps.db);
   }
 
   async create(principal: Principal | undefined, runId: string, body: string): Promise<CommentRow> {
     const caller = requirePrincipal(principal);
-    await readableRun(this.ctx.db, caller, runId);
+    await readableRun(this.deps.db, caller, runId);
     validateCommentBody(body);
     const id = newId('wsc');
     try {
-      await this.ctx.db.transaction(async (tx) => {
+      await this.deps.db.transaction(async (tx) => {
         const runEventId = await recordRunEvent(tx, {
           runId,
           action: 'commented',
@@ -56,7 +56,7 @@ export class CommentWorkflows {
   }
 
   async listByRun(principal: Principal | undefined, runId: string, page: Page) {
-    await readableRun(this.ctx.db, principal, runId);
+    await readableRun(this.deps.db, principal, runId);
     const w = pageWindow(page);
     const { rows, total } = await this.comments.listByRun(runId, w.size, w.offset);
     return { comments: rows, page: pageInfo(w, total) };

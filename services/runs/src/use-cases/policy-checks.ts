@@ -13,7 +13,7 @@ import {
 } from '../domain/rules.js';
 import { RUN_STATUS } from '../domain/run-status.js';
 import { readableRun } from './access.js';
-import type { WorkflowContext } from './context.js';
+import type { Deps } from '../deps.js';
 import { checkTimestamps, moveRun, recordRunEvent } from './transitions.js';
 
 type Page = { number?: number; size?: number } | null | undefined;
@@ -21,11 +21,11 @@ type Page = { number?: number; size?: number } | null | undefined;
 export const NOT_OVERRIDABLE_DETAIL = 'The policy check is not in an overridable state.';
 
 /** Policy checks as users see them: read, list, override, output. */
-export class PolicyCheckWorkflows {
+export class PolicyCheckUseCases {
   private readonly checks: PolicyCheckRepository;
 
-  constructor(private readonly ctx: WorkflowContext) {
-    this.checks = new PolicyCheckRepository(ctx.db);
+  constructor(private readonly deps: Deps) {
+    this.checks = new PolicyCheckRepository(deps.db);
   }
 
   async get(principal: Principal | undefined, id: string): Promise<PolicyCheckRow> {
@@ -43,7 +43,7 @@ export class PolicyCheckWorkflows {
 
   /** Every check of the run without a page; one page otherwise. */
   async listByRun(principal: Principal | undefined, runId: string, page: Page) {
-    await readableRun(this.ctx.db, principal, runId);
+    await readableRun(this.deps.db, principal, runId);
     if (!page) {
       return { checks: (await this.checks.listByRun(runId)).rows, page: undefined };
     }
@@ -72,7 +72,7 @@ export class PolicyCheckWorkflows {
       found.organization_id,
     );
     const justification = validateOverrideComment(comment?.trim() ?? '');
-    await this.ctx.db.transaction(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const run = await new RunRepository(tx).getForUpdate(found.run_id);
       const check = await new PolicyCheckRepository(tx).getForUpdate(id);
       if (!run || !check) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');

@@ -1,4 +1,3 @@
-import { type storageV1, uploadCompletedOwnerKind, uploadOwnerKind } from '@policyhub/contracts';
 import { pageInfo, pageWindow, type Queryable } from '@policyhub/db';
 import { newId, notFound } from '@policyhub/errors';
 import type { Principal } from '@policyhub/grpc-runtime';
@@ -14,17 +13,17 @@ import {
 } from '../domain/configuration-versions.js';
 import { CREATE_RUNS, READ_RUNS, requirePermission, requirePrincipal } from '../domain/rules.js';
 import { withStatusTimestamp } from '../domain/run-status.js';
-import type { WorkflowContext } from './context.js';
+import type { Deps } from '../deps.js';
 import { insertRun } from './run-creation.js';
 
 type Page = { number?: number; size?: number } | null | undefined;
 
 /** Configuration versions of workspaces (upstream's API-driven workflow). */
-export class ConfigurationVersionWorkflows {
+export class ConfigurationVersionUseCases {
   private readonly versions: ConfigurationVersionRepository;
 
-  constructor(private readonly ctx: WorkflowContext) {
-    this.versions = new ConfigurationVersionRepository(ctx.db);
+  constructor(private readonly deps: Deps) {
+    this.versions = new ConfigurationVersionRepository(deps.db);
   }
 
   /** A pending version with a single-use upload URL (storage session bound to it). */
@@ -34,7 +33,7 @@ export class ConfigurationVersionWorkflows {
   ): Promise<ConfigurationVersionRow> {
     const caller = requirePrincipal(principal);
     const workspace = input.workspaceId
-      ? await this.ctx.workspaces.getWorkspace(input.workspaceId)
+      ? await this.deps.workspaces.getWorkspace(input.workspaceId)
       : undefined;
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
     requirePermission(
@@ -46,7 +45,7 @@ export class ConfigurationVersionWorkflows {
     );
     const id = newId('cv');
     const createdAt = new Date();
-    const session = await this.ctx.uploadSessions.create({
+    const session = await this.deps.uploadSessions.create({
       organization: workspace.organization,
       organizationId: workspace.organizationId,
       ownerKind: CV_UPLOAD_OWNER_KIND,
@@ -86,7 +85,7 @@ export class ConfigurationVersionWorkflows {
 
   async listByWorkspace(principal: Principal | undefined, workspaceId: string, page: Page) {
     requirePrincipal(principal);
-    const workspace = await this.ctx.workspaces.getWorkspace(workspaceId);
+    const workspace = await this.deps.workspaces.getWorkspace(workspaceId);
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
     requirePermission(
       principal,
@@ -105,36 +104,37 @@ export class ConfigurationVersionWorkflows {
     const version = await this.get(principal, id);
     if (version.status !== CV_STATUS.uploaded || !version.object_key)
       throw notFound('RUNS_CONFIGURATION_VERSION_ARCHIVE_NOT_FOUND');
-    const stream = await this.ctx.streams.openReader(version.object_key);
+    const stream = await this.deps.streams.openReader(version.object_key);
     if (!stream) throw notFound('RUNS_CONFIGURATION_VERSION_ARCHIVE_NOT_FOUND');
     return stream;
   }
 }
 
+/** What storage reports about the upload to a configuration version (storage.upload-completed). */
+export type ConfigurationUpload =
+  | { versionId: string; ok: true; objectKey: string; sizeBytes: number; sha256: string }
+  | { versionId: string; ok: false; errorCode: string; errorMessage: string };
+
 /**
- * Applies an upload's outcome (storage.upload-completed for owner kind "configuration-version")
- * inside the consumer's transaction: uploaded or errored; an upload to a version with
- * auto-queue-runs also queues a run on it (plan-only when the version is speculative), created
- * for the user who created the version. A version no longer pending (the event came again) or
- * gone (its workspace was deleted) is left alone, so the effect happens exactly once.
+ * Applies an upload's outcome inside the consumer's transaction: uploaded or errored; an upload
+ * to a version with auto-queue-runs also queues a run on it (plan-only when the version is
+ * speculative), created for the user who created the version. A version no longer pending (the
+ * event came again) or gone (its workspace was deleted) is left alone, so the effect happens
+ * exactly once.
  */
-export async function applyConfigurationUpload(
-  tx: Queryable,
-  p: storageV1.UploadCompleted__Output,
-): Promise<void> {
-  if (uploadCompletedOwnerKind(p) !== uploadOwnerKind.fromKnownWord(CV_UPLOAD_OWNER_KIND)) return;
+export async function applyConfigurationUpload(tx: Queryable, upload: ConfigurationUpload): Promise<void> {
   const repo = new ConfigurationVersionRepository(tx);
-  const version = await repo.get(p.ownerId, { forUpdate: true });
+  const version = await repo.get(upload.versionId, { forUpdate: true });
   if (!version || version.status !== CV_STATUS.pending) return;
   const now = new Date();
-  if (!p.ok) {
+  if (!upload.ok) {
     const timestamps = withStatusTimestamp(version.status_timestamps, CV_STATUS.errored, now);
     await repo.settle(
       version.id,
       {
         status: 'errored',
-        error: p.errorCode || 'UPLOAD_FAILED',
-        errorMessage: p.errorMessage || 'the upload could not be processed',
+        error: upload.errorCode || 'UPLOAD_FAILED',
+        errorMessage: upload.errorMessage || 'the upload could not be processed',
       },
       timestamps,
     );
@@ -143,12 +143,7 @@ export async function applyConfigurationUpload(
   const timestamps = withStatusTimestamp(version.status_timestamps, CV_STATUS.uploaded, now);
   await repo.settle(
     version.id,
-    {
-      status: 'uploaded',
-      objectKey: p.objectKey ?? '',
-      sizeBytes: p.sizeBytes,
-      sha256: p.sha256 ?? '',
-    },
+    { status: 'uploaded', objectKey: upload.objectKey, sizeBytes: upload.sizeBytes, sha256: upload.sha256 },
     timestamps,
   );
   if (version.auto_queue_runs) {

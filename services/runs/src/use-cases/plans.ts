@@ -7,7 +7,7 @@ import { PLAN_STATUS, PLAN_UPLOAD_HOLD_MS } from '../domain/plan-status.js';
 import { planObjectKey } from '../domain/ports.js';
 import { CREATE_RUNS, READ_RUNS, requirePermission } from '../domain/rules.js';
 import { canFinishPlan } from '../domain/run-status.js';
-import type { WorkflowContext } from './context.js';
+import type { Deps } from '../deps.js';
 import {
   claimPlan,
   finishPlan,
@@ -28,13 +28,13 @@ const formatMiB = (bytes: number) =>
   bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 
 /** Plans as users see them, and their JSON document in and out over HTTP (through the gateway). */
-export class PlanWorkflows {
+export class PlanUseCases {
   private readonly plans: PlanRepository;
   private readonly runs: RunRepository;
 
-  constructor(private readonly ctx: WorkflowContext) {
-    this.plans = new PlanRepository(ctx.db);
-    this.runs = new RunRepository(ctx.db);
+  constructor(private readonly deps: Deps) {
+    this.plans = new PlanRepository(deps.db);
+    this.runs = new RunRepository(deps.db);
   }
 
   async get(principal: Principal | undefined, id: string): Promise<PlanRow> {
@@ -62,10 +62,10 @@ export class PlanWorkflows {
     if (plan.status === PLAN_STATUS.finished) throw planAlreadyUploaded();
     const run = (await this.runs.get(plan.run_id))!;
     if (!canFinishPlan(run.status)) throw runStateConflict(run.status, 'only a pending run takes a plan');
-    const attempt = await claimPlan(this.ctx, plan.id);
+    const attempt = await claimPlan(this.deps, plan.id);
     try {
       const key = planObjectKey(run.organization, run.id);
-      const writer = this.ctx.streams.openWriter(key, 'application/json', run.organization_id ?? '');
+      const writer = this.deps.streams.openWriter(key, 'application/json', run.organization_id ?? '');
       const validator = new PlanDocumentValidator();
       const deadline = Date.now() + PLAN_UPLOAD_HOLD_MS;
       let size = 0;
@@ -73,10 +73,10 @@ export class PlanWorkflows {
       try {
         for await (const chunk of body) {
           size += chunk.length;
-          if (size > this.ctx.planMaxBytes) {
+          if (size > this.deps.planMaxBytes) {
             throw tooLarge(
               'RUNS_PLAN_TOO_LARGE',
-              `the plan JSON is larger than ${formatMiB(this.ctx.planMaxBytes)}`,
+              `the plan JSON is larger than ${formatMiB(this.deps.planMaxBytes)}`,
             );
           }
           if (Date.now() > deadline) {
@@ -96,9 +96,9 @@ export class PlanWorkflows {
         writer.abort();
         throw err;
       }
-      await finishPlan(this.ctx, run, { key, summary, sizeBytes: size, attempt });
+      await finishPlan(this.deps, run, { key, summary, sizeBytes: size, attempt });
     } finally {
-      await releasePlan(this.ctx, plan.id, attempt);
+      await releasePlan(this.deps, plan.id, attempt);
     }
     return { plan: (await this.plans.get(id))!, run: (await this.runs.getView(run.id))! };
   }
@@ -108,7 +108,7 @@ export class PlanWorkflows {
     const plan = await this.get(principal, id);
     const run = await this.runs.get(plan.run_id);
     if (!run?.plan_object_key) throw notFound('RUNS_PLAN_JSON_NOT_FOUND');
-    const stream = await this.ctx.streams.openReader(run.plan_object_key);
+    const stream = await this.deps.streams.openReader(run.plan_object_key);
     if (!stream) throw notFound('RUNS_PLAN_JSON_NOT_FOUND');
     return stream;
   }

@@ -7,7 +7,7 @@ import { CHECK_STATUS } from '../domain/policy-check-status.js';
 import type { PlanSummary } from '../domain/plan-document.js';
 import { PLAN_STATUS, PLAN_UPLOAD_HOLD_MS } from '../domain/plan-status.js';
 import { RUN_STATUS, canFinishPlan, withStatusTimestamp } from '../domain/run-status.js';
-import type { WorkflowContext } from './context.js';
+import type { Deps } from '../deps.js';
 import { moveRun } from './transitions.js';
 
 export const runStateConflict = (status: string, action: string) =>
@@ -26,10 +26,10 @@ export const planUploadInProgress = () =>
  * One writer of a run's plan JSON at a time (the storage key is fixed, so two writers could mix
  * their documents). Resolves the attempt id that holds the plan, or throws the conflict.
  */
-export async function claimPlan(ctx: WorkflowContext, planId: string): Promise<string> {
+export async function claimPlan(deps: Deps, planId: string): Promise<string> {
   const attempt = randomUUID();
-  if (await new PlanRepository(ctx.db).claim(planId, attempt, PLAN_UPLOAD_HOLD_MS)) return attempt;
-  const plan = await new PlanRepository(ctx.db).get(planId);
+  if (await new PlanRepository(deps.db).claim(planId, attempt, PLAN_UPLOAD_HOLD_MS)) return attempt;
+  const plan = await new PlanRepository(deps.db).get(planId);
   if (!plan) throw notFound('RUNS_PLAN_NOT_FOUND');
   if (plan.status === PLAN_STATUS.finished) throw planAlreadyUploaded();
   if (plan.status !== PLAN_STATUS.pending)
@@ -37,8 +37,8 @@ export async function claimPlan(ctx: WorkflowContext, planId: string): Promise<s
   throw planUploadInProgress();
 }
 
-export const releasePlan = (ctx: WorkflowContext, planId: string, attempt: string) =>
-  new PlanRepository(ctx.db).release(planId, attempt).catch(() => {});
+export const releasePlan = (deps: Deps, planId: string, attempt: string) =>
+  new PlanRepository(deps.db).release(planId, attempt).catch(() => {});
 
 /**
  * The plan JSON is stored at `key`: in one transaction the plan becomes `finished` with its
@@ -47,14 +47,14 @@ export const releasePlan = (ctx: WorkflowContext, planId: string, attempt: strin
  * A plan finished meanwhile by someone else leaves everything as it is.
  */
 export async function finishPlan(
-  ctx: WorkflowContext,
+  deps: Deps,
   run: RunRow,
   input: { key: string; summary: PlanSummary; sizeBytes: number; attempt: string },
 ): Promise<void> {
-  const workspace = await ctx.workspaces.getWorkspace(run.workspace_id);
+  const workspace = await deps.workspaces.getWorkspace(run.workspace_id);
   if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-  const sets = await ctx.policySets.applicableSets(workspace);
-  await ctx.db.transaction(async (tx) => {
+  const sets = await deps.policySets.applicableSets(workspace);
+  await deps.db.transaction(async (tx) => {
     const locked = await new RunRepository(tx).getForUpdate(run.id);
     if (!locked) throw notFound('RUNS_RUN_NOT_FOUND');
     if (locked.plan_object_key) return; // a concurrent report of the same plan won

@@ -5,7 +5,7 @@ import { summarizeParsedPlan } from '../domain/plan-document.js';
 import { PLAN_STATUS } from '../domain/plan-status.js';
 import { planObjectKey } from '../domain/ports.js';
 import { RUN_STATUS, canFinishPlan, isFinalRunStatus } from '../domain/run-status.js';
-import type { WorkflowContext } from './context.js';
+import type { Deps } from '../deps.js';
 import { claimPlan, finishPlan, releasePlan, runStateConflict as stateConflict } from './plan-finishing.js';
 import { cancelOpenChecks, moveRun, recordRunEvent } from './transitions.js';
 
@@ -13,11 +13,11 @@ import { cancelOpenChecks, moveRun, recordRunEvent } from './transitions.js';
 const CLAIM_WAIT_MS = 30_000;
 
 /** What an executor reports about a run (internal API, no principal). */
-export class ExecutorWorkflows {
+export class ExecutorUseCases {
   private readonly runs: RunRepository;
 
-  constructor(private readonly ctx: WorkflowContext) {
-    this.runs = new RunRepository(ctx.db);
+  constructor(private readonly deps: Deps) {
+    this.runs = new RunRepository(deps.db);
   }
 
   /**
@@ -32,16 +32,16 @@ export class ExecutorWorkflows {
     if (run.plan_object_key) return (await this.runs.getView(runId))!;
     if (!canFinishPlan(run.status)) throw stateConflict(run.status, 'only a pending run can finish its plan');
     const summary = summarizeParsedPlan(parseJsonObject(planJson));
-    const plan = await new PlanRepository(this.ctx.db).getByRun(runId);
+    const plan = await new PlanRepository(this.deps.db).getByRun(runId);
     if (!plan) throw notFound('RUNS_PLAN_NOT_FOUND');
     const attempt = await this.waitForPlan(plan.id);
     if (!attempt) return (await this.runs.getView(runId))!;
     try {
       const key = planObjectKey(run.organization, run.id);
-      await this.ctx.objects.put(key, planJson, 'application/json', run.organization_id ?? '');
-      await finishPlan(this.ctx, run, { key, summary, sizeBytes: planJson.length, attempt });
+      await this.deps.objects.put(key, planJson, 'application/json', run.organization_id ?? '');
+      await finishPlan(this.deps, run, { key, summary, sizeBytes: planJson.length, attempt });
     } finally {
-      await releasePlan(this.ctx, plan.id, attempt);
+      await releasePlan(this.deps, plan.id, attempt);
     }
     return (await this.runs.getView(runId))!;
   }
@@ -51,7 +51,7 @@ export class ExecutorWorkflows {
     const deadline = Date.now() + CLAIM_WAIT_MS;
     while (true) {
       try {
-        return await claimPlan(this.ctx, planId);
+        return await claimPlan(this.deps, planId);
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (code === 'RUNS_PLAN_ALREADY_UPLOADED') return undefined;
@@ -76,7 +76,7 @@ export class ExecutorWorkflows {
     status: typeof RUN_STATUS.errored | typeof RUN_STATUS.canceled,
     description: string,
   ) {
-    await this.ctx.db.transaction(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const run = await new RunRepository(tx).getForUpdate(runId);
       if (!run) throw notFound('RUNS_RUN_NOT_FOUND');
       if (run.status === status) return; // repeated report

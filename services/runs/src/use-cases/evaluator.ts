@@ -18,7 +18,7 @@ import { MAX_CLAIMS, leaseSeconds } from '../domain/lease.js';
 import { CHECK_STATUS, type CheckStatus, runStatusAfterCheck } from '../domain/policy-check-status.js';
 import { capReport, renderReport } from '../domain/report.js';
 import { RUN_STATUS } from '../domain/run-status.js';
-import type { WorkflowContext } from './context.js';
+import type { Deps } from '../deps.js';
 import { checkTimestamps, moveRun, recordRunEvent } from './transitions.js';
 
 export interface EvaluationInput {
@@ -44,11 +44,11 @@ const leaseLost = () =>
   );
 
 /** The evaluator protocol (internal API, no principal): claim, extend, input, complete, fail. */
-export class EvaluatorWorkflows {
+export class EvaluatorUseCases {
   private readonly checks: PolicyCheckRepository;
 
-  constructor(private readonly ctx: WorkflowContext) {
-    this.checks = new PolicyCheckRepository(ctx.db);
+  constructor(private readonly deps: Deps) {
+    this.checks = new PolicyCheckRepository(deps.db);
   }
 
   /**
@@ -62,7 +62,7 @@ export class EvaluatorWorkflows {
   ): Promise<LeaseRow | undefined> {
     const seconds = leaseSeconds(requestedSeconds);
     const owner = evaluatorId?.slice(0, 200) || 'anonymous';
-    return this.ctx.db.transaction(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
       for (let i = 0; i < MAX_CLAIMS * 2; i++) {
         const check = await checks.nextClaimableForUpdate();
@@ -76,7 +76,7 @@ export class EvaluatorWorkflows {
 
   async extend(checkId: string, token: string, requestedSeconds: number | undefined): Promise<LeaseRow> {
     const seconds = leaseSeconds(requestedSeconds);
-    return this.ctx.db.transaction(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
       const check = requireLease(await checks.getForUpdate(checkId), token);
       return checks.lease(check.id, leaseOwner(check), token, seconds, false);
@@ -89,12 +89,12 @@ export class EvaluatorWorkflows {
    */
   async input(checkId: string, token: string): Promise<EvaluationInput> {
     const check = requireLease(await this.checks.get(checkId), token);
-    const run = (await new RunRepository(this.ctx.db).get(check.run_id))!;
+    const run = (await new RunRepository(this.deps.db).get(check.run_id))!;
     const sets = await this.checks.policySets(checkId);
     const keys = [run.plan_object_key, ...sets.map((s) => s.archiveObjectKey)].filter(
       (k): k is string => !!k,
     );
-    const found = new Map((await this.ctx.objects.stat(keys)).map((o) => [o.key, o]));
+    const found = new Map((await this.deps.objects.stat(keys)).map((o) => [o.key, o]));
     const plan = run.plan_object_key ? found.get(run.plan_object_key) : undefined;
     if (!plan) {
       throw conflict('RUNS_PLAN_MISSING', 'the run has no stored plan JSON; the check cannot be evaluated');
@@ -123,11 +123,11 @@ export class EvaluatorWorkflows {
    */
   async readObject(checkId: string, token: string, key: string): Promise<AsyncIterable<Buffer>> {
     const check = requireLease(await this.checks.get(checkId), token);
-    const run = await new RunRepository(this.ctx.db).get(check.run_id);
+    const run = await new RunRepository(this.deps.db).get(check.run_id);
     const sets = await this.checks.policySets(checkId);
     const readable = new Set([run?.plan_object_key, ...sets.map((s) => s.archiveObjectKey)].filter(Boolean));
     if (!key || !readable.has(key)) throw notFound('RUNS_OBJECT_NOT_FOUND');
-    return this.ctx.objects.open(key);
+    return this.deps.objects.open(key);
   }
 
   /**
@@ -165,7 +165,7 @@ export class EvaluatorWorkflows {
     const report = completion.report?.trim()
       ? completion.report
       : renderReport(outcomes.map((o) => ({ ...o, setName: setNames.get(o.policySetId) ?? o.policySetId })));
-    await this.ctx.db.transaction(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const run = await new RunRepository(tx).getForUpdate(found.run_id);
       const check = requireLease(await new PolicyCheckRepository(tx).getForUpdate(checkId), token);
       await new PolicyCheckRepository(tx).decide(check.id, {
@@ -198,7 +198,7 @@ export class EvaluatorWorkflows {
       const cacheKey = `${set.archiveObjectKey}\u0000${policiesPath}`;
       let answer = declaredCache.get(cacheKey);
       if (answer === undefined) {
-        answer = await declaredArchivePolicies(this.ctx.objects.open(set.archiveObjectKey), policiesPath);
+        answer = await declaredArchivePolicies(this.deps.objects.open(set.archiveObjectKey), policiesPath);
         if (declaredCache.size >= DECLARED_CACHE_SIZE)
           declaredCache.delete(declaredCache.keys().next().value!);
         declaredCache.set(cacheKey, answer);
@@ -217,7 +217,7 @@ export class EvaluatorWorkflows {
   ): Promise<void> {
     const found = requireLease(await this.checks.get(checkId), token);
     const message = errorMessage?.trim().slice(0, 10_000) || 'the evaluator reported an error';
-    await this.ctx.db.transaction(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const run = await new RunRepository(tx).getForUpdate(found.run_id);
       const check = requireLease(await new PolicyCheckRepository(tx).getForUpdate(checkId), token);
       await this.error(
@@ -232,11 +232,9 @@ export class EvaluatorWorkflows {
 
   private async giveUp(tx: Queryable, check: PolicyCheckRow): Promise<void> {
     // SKIP LOCKED on the run: a cancellation holding it (it locks run → check) decides instead.
-    const { rows } = await tx.query<RunRow>('SELECT * FROM runs WHERE id = $1 FOR UPDATE SKIP LOCKED', [
-      check.run_id,
-    ]);
+    const run = await new RunRepository(tx).getForUpdateUnlessLocked(check.run_id);
     const message = `no evaluator finished the check within ${MAX_CLAIMS} leases`;
-    await this.error(tx, rows[0], check, message, `Policy check errored: ${message}\n`);
+    await this.error(tx, run, check, message, `Policy check errored: ${message}\n`);
   }
 
   private async error(

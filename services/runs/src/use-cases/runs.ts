@@ -13,19 +13,19 @@ import {
 } from '../domain/rules.js';
 import { CV_STATUS, INVALID_RUN_PARAMETERS } from '../domain/configuration-versions.js';
 import { readableRun } from './access.js';
-import type { WorkflowContext } from './context.js';
+import type { Deps } from '../deps.js';
 import { insertRun } from './run-creation.js';
 
 type Page = { number?: number; size?: number } | null | undefined;
 
 /** Runs and their events as users see them. */
-export class RunWorkflows {
+export class RunUseCases {
   private readonly runs: RunRepository;
   private readonly events: RunEventRepository;
 
-  constructor(private readonly ctx: WorkflowContext) {
-    this.runs = new RunRepository(ctx.db);
-    this.events = new RunEventRepository(ctx.db);
+  constructor(private readonly deps: Deps) {
+    this.runs = new RunRepository(deps.db);
+    this.events = new RunEventRepository(deps.db);
   }
 
   async create(
@@ -34,7 +34,7 @@ export class RunWorkflows {
   ): Promise<RunView> {
     const caller = requirePrincipal(principal);
     const workspace = input.workspaceId
-      ? await this.ctx.workspaces.getWorkspace(input.workspaceId)
+      ? await this.deps.workspaces.getWorkspace(input.workspaceId)
       : undefined;
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
     requirePermission(
@@ -45,7 +45,7 @@ export class RunWorkflows {
       workspace.organizationId,
     );
     const message = validateRunMessage(input.message);
-    const id = await this.ctx.db.transaction(async (tx) => {
+    const id = await this.deps.db.transaction(async (tx) => {
       let speculative = false;
       if (input.configurationVersionId) {
         const cv = await new ConfigurationVersionRepository(tx).get(input.configurationVersionId);
@@ -87,7 +87,7 @@ export class RunWorkflows {
 
   async listByWorkspace(principal: Principal | undefined, workspaceId: string, page: Page) {
     requirePrincipal(principal);
-    const workspace = await this.ctx.workspaces.getWorkspace(workspaceId);
+    const workspace = await this.deps.workspaces.getWorkspace(workspaceId);
     if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
     requirePermission(
       principal,
@@ -124,7 +124,7 @@ export class RunWorkflows {
   }
 
   async listEvents(principal: Principal | undefined, runId: string, page: Page) {
-    await readableRun(this.ctx.db, principal, runId);
+    await readableRun(this.deps.db, principal, runId);
     const w = pageWindow(page);
     const { rows, total } = await this.events.listByRun(runId, w.size, w.offset);
     return { events: rows, page: pageInfo(w, total) };
