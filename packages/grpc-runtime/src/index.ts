@@ -4,5 +4,6 @@ export * from './internal-auth.js';
 export { principalFromProto } from './authenticated-principal.js';
 export * from './status.js';
 export * from './server.js';
+export * from './streams.js';
 export * from './client.js';
 export { enableInProcessCalls, serveInProcess } from './in-process.js';
