@@ -1,16 +1,18 @@
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
-import { startConsumer } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
-import { type RunningService, startGrpcService } from '@policyhub/service-kit';
+import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { AdminOrgsOrganizationStatus } from './clients/admin-orgs.js';
 import type { StorageSettings } from './config.js';
-import { deletionHandlers } from './consumers/deletions.js';
+import { startDeletionConsumer } from './consumers/deletions.js';
+import type { Deps } from './deps.js';
 import { createObjectStore } from './objects/create-object-store.js';
 import type { ObjectStore } from './objects/object-store.js';
 import { registerStorage } from './server.js';
-import { UploadSweeper } from './uploads/upload-sweeper.js';
+import { UploadSweeper } from './use-cases/upload-sweeper.js';
+
+export { STORAGE_CONSUMER } from './consumers/deletions.js';
 
 export interface StorageOptions {
   databaseUrl: string;
@@ -26,8 +28,6 @@ export interface StorageOptions {
 }
 
 export const STORAGE_SCHEMA = 'storage';
-/** Consumer group of storage's event consumers. */
-export const STORAGE_CONSUMER = 'storage';
 
 export async function startStorage(
   options: StorageOptions,
@@ -37,6 +37,17 @@ export async function startStorage(
   options.logger.info({ objectStore: store.kind }, 'object store ready');
   const auth = new InternalAuth({ keys: options.signingKeys, service: 'storage' });
   const organizations = new AdminOrgsOrganizationStatus(options.adminOrgsAddress, auth.credential);
+  let deps: Deps | undefined;
+  // Built once, from the first hook that gets the service's shared deps (onStart runs first).
+  const depsOf = (service: ServiceDeps): Deps =>
+    (deps ??= {
+      ...service,
+      store,
+      organizations,
+      limits: settings.limits,
+      stagingDir: settings.stagingDir,
+    });
+  let sweeper: UploadSweeper | undefined;
   const service = await startGrpcService({
     name: 'storage',
     schema: STORAGE_SCHEMA,
@@ -47,23 +58,11 @@ export async function startStorage(
     logger: options.logger,
     auth,
     migrateOnly: options.migrateOnly,
-    register: (server, deps) =>
-      registerStorage(server, {
-        ...deps,
-        store,
-        organizations,
-        limits: settings.limits,
-        stagingDir: settings.stagingDir,
-      }),
-    consumers: async (deps) => [
-      await startConsumer({
-        name: STORAGE_CONSUMER,
-        db: deps.db,
-        transport: deps.transport,
-        logger: deps.logger,
-        handlers: deletionHandlers(store),
-      }),
-    ],
+    onStart: async (shared) => {
+      sweeper = new UploadSweeper({ ...depsOf(shared), intervalMs: settings.sweepIntervalMs });
+    },
+    register: (server, shared) => registerStorage(server, depsOf(shared)),
+    consumers: async (shared) => [await startDeletionConsumer(depsOf(shared))],
     onClose: async () => {
       organizations.close();
       await store.close?.();
@@ -72,24 +71,17 @@ export async function startStorage(
     organizations.close();
     throw err;
   });
-  if (options.migrateOnly) return Object.assign(service, { store, sweeper: undefined });
-  // Expired sessions and staging files of a crashed process: now, then periodically (ADR 0024).
-  const sweeper = new UploadSweeper({
-    db: service.db,
-    relay: service.relay,
-    store,
-    logger: options.logger,
-    stagingDir: settings.stagingDir,
-    limits: settings.limits,
-    intervalMs: settings.sweepIntervalMs,
-  });
-  sweeper.start();
+  if (!sweeper) return Object.assign(service, { store, sweeper });
+  // Expired sessions and staging files of a crashed process: now (the service serves), then
+  // periodically (ADR 0024).
+  const started = sweeper;
+  started.start();
   const close = service.close.bind(service);
   return Object.assign(service, {
     store,
-    sweeper,
+    sweeper: started,
     close: async () => {
-      await sweeper.stop();
+      await started.stop();
       await close();
     },
   });

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { rawFile, rawPax, rawTar } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_UPLOAD_LIMITS } from '../src/domain/upload-limits.js';
-import { ArchiveInspector } from '../src/uploads/archive-inspector.js';
+import { ArchiveInspector } from '../src/archives/archive-inspector.js';
 
 // Cross-checks against the real extractors of the machine (Debian's GNU tar, python3's tarfile).
 // Skipped where they are not installed; the hostile-archive unit tests do not depend on them.

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from '../src/domain/upload-limits.js';
-import { ArchiveInspector, type Inspection } from '../src/uploads/archive-inspector.js';
+import { ArchiveInspector, type Inspection } from '../src/archives/archive-inspector.js';
 import { padded, rawFile, rawGnuLong, rawHeader, rawPax, rawTar } from '@policyhub/testing';
 import { type ArchiveEntry, gzipOf, policyArchive, tarGzOf, tarOf } from './support/archives.js';
 

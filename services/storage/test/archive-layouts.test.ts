@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type ArchiveLayout, checkLayout } from '../src/domain/archive-layouts.js';
 import { DEFAULT_UPLOAD_LIMITS } from '../src/domain/upload-limits.js';
-import { ArchiveInspector } from '../src/uploads/archive-inspector.js';
-import { parseHcl } from '../src/uploads/parse-hcl.js';
+import { ArchiveInspector } from '../src/archives/archive-inspector.js';
+import { parseHcl } from '../src/archives/parse-hcl.js';
 import { type ArchiveEntry, tarGzOf } from './support/archives.js';
 
 /** Checks the files of an archive (path → content) against a layout, with the real HCL parser. */

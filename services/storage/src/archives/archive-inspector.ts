@@ -10,15 +10,10 @@ import {
   type ParseHcl,
 } from '../domain/archive-layouts.js';
 import { ArchiveRules } from '../domain/archive-rules.js';
+import { TarHeaderScanner } from '../domain/tar-header-scanner.js';
 import { formatBytes, type UploadLimits } from '../domain/upload-limits.js';
+import type { ManifestEntry } from '../domain/upload-outcomes.js';
 import { parseHcl as defaultParseHcl } from './parse-hcl.js';
-import { TarHeaderScanner } from './tar-header-scanner.js';
-
-export interface ManifestEntry {
-  path: string;
-  sizeBytes: number;
-  sha256: string;
-}
 
 export type Inspection =
   | { ok: true; sizeBytes: number; files: ManifestEntry[] }

@@ -1,47 +1,41 @@
 import type { adminorgsV1, policysetsV1 } from '@policyhub/contracts';
 import type { Queryable } from '@policyhub/db';
-import { type ConsumedEvent, TOPICS } from '@policyhub/events';
-import { ObjectRepository } from '../db/object-repository.js';
-import { SessionRepository } from '../db/session-repository.js';
-import { policySetPrefix, workspacePrefix } from '../domain/object-keys.js';
-import type { ObjectStore } from '../objects/object-store.js';
-import { deleteObjects } from '../stored-objects/delete-objects.js';
+import { type ConsumedEvent, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
+import type { Deps } from '../deps.js';
+import { forgetOrganization, forgetPolicySet, forgetWorkspace } from '../use-cases/forget-deleted-owners.js';
+
+/** Consumer group of storage's event consumer. */
+export const STORAGE_CONSUMER = 'storage';
 
 /**
- * Storage follows deletions elsewhere: an organization's, a policy set's or a workspace's (its
- * configuration versions') upload sessions are
- * revoked (their URLs then answer 404) and their objects removed by key prefix. Both run inside the
- * consumer's transaction; the store deletions are idempotent, so a retry after a failure is safe.
+ * Deleted organizations, workspaces and policy sets: their upload sessions and objects go too
+ * (use-cases/forget-deleted-owners.ts), in the transaction that records the event, exactly once.
  */
-export function deletionHandlers(store: ObjectStore) {
-  return [
-    {
-      topic: TOPICS.organizationDeleted,
-      async handle(event: ConsumedEvent<adminorgsV1.OrganizationDeleted__Output>, tx: Queryable) {
-        // By id, not by the name's key prefix: the name may belong to a new organization by now,
-        // whose sessions and archives stay (ADR 0019).
-        const organization = { name: event.payload.organization, id: event.payload.organizationId ?? null };
-        await new SessionRepository(tx).deleteForOrganization(organization);
-        await deleteObjects(tx, store, {
-          keys: await new ObjectRepository(tx).keysOfOrganization(organization),
-        });
+export function startDeletionConsumer(deps: Deps): Promise<Subscription> {
+  return startConsumer({
+    name: STORAGE_CONSUMER,
+    db: deps.db,
+    transport: deps.transport,
+    logger: deps.logger,
+    handlers: [
+      {
+        topic: TOPICS.organizationDeleted,
+        handle: (event: ConsumedEvent<adminorgsV1.OrganizationDeleted__Output>, tx: Queryable) =>
+          forgetOrganization(deps, tx, {
+            name: event.payload.organization,
+            id: event.payload.organizationId ?? null,
+          }),
       },
-    },
-    {
-      topic: TOPICS.workspaceDeleted,
-      async handle(event: ConsumedEvent<adminorgsV1.WorkspaceDeleted__Output>, tx: Queryable) {
-        const { organization, workspaceId } = event.payload;
-        await new SessionRepository(tx).deleteFor(organization, workspaceId);
-        await deleteObjects(tx, store, { prefixes: [workspacePrefix(organization, workspaceId)] });
+      {
+        topic: TOPICS.workspaceDeleted,
+        handle: (event: ConsumedEvent<adminorgsV1.WorkspaceDeleted__Output>, tx: Queryable) =>
+          forgetWorkspace(deps, tx, event.payload.organization, event.payload.workspaceId),
       },
-    },
-    {
-      topic: TOPICS.policySetDeleted,
-      async handle(event: ConsumedEvent<policysetsV1.PolicySetDeleted__Output>, tx: Queryable) {
-        const { organization, policySetId } = event.payload;
-        await new SessionRepository(tx).deleteFor(organization, policySetId);
-        await deleteObjects(tx, store, { prefixes: [policySetPrefix(organization, policySetId)] });
+      {
+        topic: TOPICS.policySetDeleted,
+        handle: (event: ConsumedEvent<policysetsV1.PolicySetDeleted__Output>, tx: Queryable) =>
+          forgetPolicySet(deps, tx, event.payload.organization, event.payload.policySetId),
       },
-    },
-  ];
+    ],
+  });
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '@policyhub/db';
-import type { ManifestEntry } from '../uploads/archive-inspector.js';
+import type { ManifestEntry } from '../domain/upload-outcomes.js';
 
 export interface ObjectRecord {
   key: string;

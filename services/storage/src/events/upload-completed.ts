@@ -1,17 +1,8 @@
 import type { Queryable } from '@policyhub/db';
 import { type storageV1, uploadOwnerKind } from '@policyhub/contracts';
 import { enqueueEvent, TOPICS } from '@policyhub/events';
+import type { UploadOutcome } from '../domain/upload-outcomes.js';
 import type { UploadSession } from '../domain/upload-sessions.js';
-import type { ArchiveRejection } from '../domain/archive-rejections.js';
-import type { ManifestEntry } from '../uploads/archive-inspector.js';
-
-export type UploadOutcome =
-  | { ok: true; sizeBytes: number; sha256: string; files: ManifestEntry[] }
-  | {
-      ok: false;
-      sizeBytes: number;
-      rejection: ArchiveRejection | { code: 'STORAGE_UPLOAD_EXPIRED'; message: string };
-    };
 
 /**
  * Writes storage.upload-completed to the outbox in the caller's transaction (the one that marks

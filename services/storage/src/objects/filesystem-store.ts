@@ -2,9 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { ObjectNotFoundError, ObjectSizeMismatchError, type ObjectStore } from './object-store.js';
 import { Digest, writeHashed } from './digest.js';
-import type { ObjectWriter, ObjectWriterOptions } from './object-writer.js';
+import {
+  ObjectNotFoundError,
+  ObjectSizeMismatchError,
+  type ObjectStore,
+  type ObjectWriter,
+  type ObjectWriterOptions,
+} from './object-store.js';
 
 /** Temporary files live inside the root (same file system) so the final rename is atomic. */
 const TMP_DIR = '.tmp';

@@ -1,5 +1,4 @@
 import { type Readable, Transform } from 'node:stream';
-import type { ObjectWriter, ObjectWriterOptions } from './object-writer.js';
 
 /**
  * The object store port: where archives and other blobs live. Keys are validated by the caller
@@ -15,8 +14,9 @@ export interface ObjectStore {
   readonly kind: 'filesystem' | 's3';
   put(key: string, body: Readable, size: number, contentType?: string): Promise<void>;
   /**
-   * Writes an object as it streams in, visible only once published (see object-writer.ts). Stores
-   * that must know the size first do not implement it; openObjectWriter then stages the bytes.
+   * Writes an object as it streams in, visible only once published (ObjectWriter below). Stores
+   * that must know the size first do not implement it; openObjectWriter (object-writer.ts) then
+   * stages the bytes.
    */
   openWriter?(key: string, options: ObjectWriterOptions): Promise<ObjectWriter>;
   get(key: string): Promise<Readable>;
@@ -32,6 +32,35 @@ export interface ObjectStore {
    */
   removeStaleTemporaries?(olderThanMs: number): Promise<number>;
   close?(): Promise<void>;
+}
+
+/**
+ * An object being written under its key, in three steps so that nothing is visible before the
+ * caller has decided to keep it (docs/adr/0037):
+ * - `write` the bytes as they arrive (counted and hashed);
+ * - `seal`: everything is written and durable, but not yet visible under the key;
+ * - `publish`: the object appears under its key, replacing any previous one atomically (readers
+ *   see the old or the new object, never a mix). The upload pipeline publishes inside the
+ *   transaction that records the object, while it holds the session's row lock.
+ * `discard` drops whatever was written and not published; safe at any time, more than once.
+ * An attempt that dies leaves only a temporary file, which the upload sweeper removes (ADR 0024).
+ */
+export interface ObjectWriter {
+  /** Bytes written so far. */
+  readonly sizeBytes: number;
+  write(chunk: Buffer): Promise<void>;
+  /** Finishes writing and makes the bytes durable; returns their SHA-256 (hex). */
+  seal(): Promise<string>;
+  publish(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+export interface ObjectWriterOptions {
+  contentType: string;
+  /** How often the writer's temporary file is touched while it lives (see StagingFile). */
+  keepAliveMs: number;
+  /** Where a store without a writer of its own stages the bytes (UPLOAD_TMP_DIR). */
+  stagingDir: string;
 }
 
 export class ObjectNotFoundError extends Error {

@@ -1,34 +1,5 @@
-import { StagingFile } from '../uploads/staging-file.js';
-import type { ObjectStore } from './object-store.js';
-
-/**
- * An object being written under its key, in three steps so that nothing is visible before the
- * caller has decided to keep it (docs/adr/0037):
- * - `write` the bytes as they arrive (counted and hashed);
- * - `seal`: everything is written and durable, but not yet visible under the key;
- * - `publish`: the object appears under its key, replacing any previous one atomically (readers
- *   see the old or the new object, never a mix). The upload pipeline publishes inside the
- *   transaction that records the object, while it holds the session's row lock.
- * `discard` drops whatever was written and not published; safe at any time, more than once.
- * An attempt that dies leaves only a temporary file, which the upload sweeper removes (ADR 0024).
- */
-export interface ObjectWriter {
-  /** Bytes written so far. */
-  readonly sizeBytes: number;
-  write(chunk: Buffer): Promise<void>;
-  /** Finishes writing and makes the bytes durable; returns their SHA-256 (hex). */
-  seal(): Promise<string>;
-  publish(): Promise<void>;
-  discard(): Promise<void>;
-}
-
-export interface ObjectWriterOptions {
-  contentType: string;
-  /** How often the writer's temporary file is touched while it lives (see StagingFile). */
-  keepAliveMs: number;
-  /** Where a store without a writer of its own stages the bytes (UPLOAD_TMP_DIR). */
-  stagingDir: string;
-}
+import type { ObjectStore, ObjectWriter, ObjectWriterOptions } from './object-store.js';
+import { StagingFile } from './staging-file.js';
 
 /**
  * A writer for `key`: the store's own (the filesystem store writes straight into a temporary file

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rm, stat, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { Digest, writeHashed } from '../objects/digest.js';
+import { Digest, writeHashed } from './digest.js';
 
 const SUFFIX = '.upload';
 

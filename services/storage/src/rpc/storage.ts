@@ -7,38 +7,28 @@ import {
   toTimestamp,
   uploadOwnerKind,
 } from '@policyhub/contracts';
-import { notFound } from '@policyhub/errors';
-import { asServiceError, type Handlers, streaming } from '@policyhub/grpc-runtime';
-import type { ServiceDeps } from '@policyhub/service-kit';
-import { ObjectRepository } from '../db/object-repository.js';
-import { requireObjectKey } from '../domain/object-keys.js';
-import type { OrganizationStatusLookup } from '../domain/organization-status.js';
-import { leaseRenewalMs, type UploadLimits } from '../domain/upload-limits.js';
-import { ObjectNotFoundError, type ObjectStore } from '../objects/object-store.js';
-import { deleteObjects } from '../stored-objects/delete-objects.js';
-import { putObject } from '../stored-objects/put-object.js';
-import { createUploadSession } from '../uploads/create-upload-session.js';
-import { receiveUpload } from '../uploads/receive-upload.js';
-import { headerThenData, respond, streamTo } from './streams.js';
+import { type Handlers, headerThenData, respond, serveStream, streaming } from '@policyhub/grpc-runtime';
+import type { Deps } from '../deps.js';
+import { createUploadSession } from '../use-cases/create-upload-session.js';
+import { deleteObjects } from '../use-cases/delete-objects.js';
+import { openObject } from '../use-cases/open-object.js';
+import { putObject } from '../use-cases/put-object.js';
+import { receiveUpload } from '../use-cases/receive-upload.js';
+import { statObjects } from '../use-cases/stat-objects.js';
 
-export interface StorageRpcDeps extends ServiceDeps {
-  store: ObjectStore;
-  organizations: OrganizationStatusLookup;
-  limits: UploadLimits;
-  stagingDir: string;
-}
+/** Client streams of this service: a `header` message, then `data` chunks. */
+const HEADER = { field: 'header', errorCode: 'STORAGE_INVALID_STREAM' } as const;
 
 /**
  * The Storage gRPC service: translation only. Internal API: the gateway calls Upload with the
  * capability token from the public URL; other services call the rest without a principal.
  */
-export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.StorageHandlers> {
-  const { db, store } = deps;
+export function storageHandlers(deps: Deps): Handlers<storageV1.StorageHandlers> {
   const errorOptions = { logger: deps.logger, isUnavailable: deps.isUnavailable };
 
   return {
     async CreateUploadSession(req) {
-      const session = await createUploadSession(db, {
+      const session = await createUploadSession(deps, {
         organization: req.organization,
         organizationId: req.organizationId,
         ownerKind: wordOf(uploadOwnerKind, req.ownerKind),
@@ -61,7 +51,7 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
         callback: grpc.sendUnaryData<storageV1.UploadResponse>,
       ) =>
         respond(call, callback, 'Upload', errorOptions, async () => {
-          const { first, data } = await headerThenData(call);
+          const { first, data } = await headerThenData(call, HEADER);
           const { session, outcome } = await receiveUpload(
             deps,
             first.header?.token ?? '',
@@ -86,15 +76,9 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
         callback: grpc.sendUnaryData<storageV1.PutObjectResponse>,
       ) =>
         respond(call, callback, 'PutObject', errorOptions, async () => {
-          const { first, data } = await headerThenData(call);
+          const { first, data } = await headerThenData(call, HEADER);
           return putObject(
-            {
-              db,
-              store,
-              stagingDir: deps.stagingDir,
-              maxObjectBytes: deps.limits.maxObjectBytes,
-              stagingKeepAliveMs: leaseRenewalMs(deps.limits),
-            },
+            deps,
             {
               key: first.header?.key ?? '',
               contentType: first.header?.contentType,
@@ -107,27 +91,16 @@ export function storageHandlers(deps: StorageRpcDeps): Handlers<storageV1.Storag
     ),
 
     GetObject: streaming(
-      async (
-        call: grpc.ServerWritableStream<storageV1.GetObjectRequest__Output, storageV1.GetObjectResponse>,
-      ) => {
-        try {
-          const source = await store.get(requireObjectKey(call.request.key));
-          await streamTo(call, source, (data) => ({ data }));
-          call.end();
-        } catch (err) {
-          const mapped = err instanceof ObjectNotFoundError ? notFound('STORAGE_OBJECT_NOT_FOUND') : err;
-          if (!call.cancelled) call.emit('error', asServiceError(mapped, 'GetObject', errorOptions));
-        }
-      },
+      (call: grpc.ServerWritableStream<storageV1.GetObjectRequest__Output, storageV1.GetObjectResponse>) =>
+        serveStream(call, 'GetObject', errorOptions, () => openObject(deps, call.request.key)),
     ),
 
     async StatObjects(req) {
-      const keys = [...new Set(req.keys)].map(requireObjectKey);
-      return { objects: await new ObjectRepository(db).stat(keys) };
+      return { objects: await statObjects(deps, req.keys) };
     },
 
     async DeleteObjects(req) {
-      await deleteObjects(db, store, req);
+      await deleteObjects(deps, deps.db, req);
       return {};
     },
   };

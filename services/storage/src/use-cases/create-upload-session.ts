@@ -1,6 +1,6 @@
-import type { Db } from '@policyhub/db';
 import { invalidAttribute, newId } from '@policyhub/errors';
 import { SessionRepository } from '../db/session-repository.js';
+import type { Deps } from '../deps.js';
 import { isArchiveLayout } from '../domain/archive-layouts.js';
 import { normalisePath } from '../domain/archive-rules.js';
 import { uploadObjectKey } from '../domain/object-keys.js';
@@ -22,7 +22,7 @@ export interface UploadSessionRequest {
 }
 
 /** Opens a single-use upload session; the token is returned once and only its hash is kept. */
-export async function createUploadSession(db: Db, req: UploadSessionRequest) {
+export async function createUploadSession(deps: Pick<Deps, 'db'>, req: UploadSessionRequest) {
   const expires = Date.parse(req.expiresAt ?? '');
   if (Number.isNaN(expires)) {
     throw invalidAttribute(
@@ -60,7 +60,7 @@ export async function createUploadSession(db: Db, req: UploadSessionRequest) {
   const objectKey = uploadObjectKey(req.organization, req.ownerKind, req.ownerId, req.ownerParentId);
   const token = newUploadToken();
   const expiresAt = new Date(expires).toISOString();
-  await new SessionRepository(db).insert({
+  await new SessionRepository(deps.db).insert({
     id: newId('upl'),
     tokenSha256: hashUploadToken(token),
     organization: req.organization,

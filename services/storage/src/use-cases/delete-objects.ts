@@ -1,15 +1,16 @@
 import type { Queryable } from '@policyhub/db';
 import { ObjectRepository } from '../db/object-repository.js';
+import type { Deps } from '../deps.js';
 import { requireKeyPrefix, requireObjectKey } from '../domain/object-keys.js';
-import type { ObjectStore } from '../objects/object-store.js';
 
 /**
  * Deletes objects by key and by key prefix, from the store first and then their records, so a
  * failure part-way leaves records only for objects that may still exist. Missing ones are ignored.
+ * `db` is the service's pool, or the transaction of a consumer that deletes an owner's objects.
  */
 export async function deleteObjects(
+  { store }: Pick<Deps, 'store'>,
   db: Queryable,
-  store: ObjectStore,
   request: { keys?: string[]; prefixes?: string[] },
 ): Promise<void> {
   const keys = (request.keys ?? []).map(requireObjectKey);

@@ -1,19 +1,9 @@
-import type { Db } from '@policyhub/db';
 import { tooLarge } from '@policyhub/errors';
 import { ObjectRepository } from '../db/object-repository.js';
+import type { Deps } from '../deps.js';
 import { organizationOf, requireObjectKey } from '../domain/object-keys.js';
-import { formatBytes } from '../domain/upload-limits.js';
-import type { ObjectStore } from '../objects/object-store.js';
+import { formatBytes, leaseRenewalMs } from '../domain/upload-limits.js';
 import { openObjectWriter } from '../objects/object-writer.js';
-
-export interface PutObjectDeps {
-  db: Db;
-  store: ObjectStore;
-  stagingDir: string;
-  maxObjectBytes: number;
-  /** How often the object's temporary file is touched while it streams in (see StagingFile). */
-  stagingKeepAliveMs: number;
-}
 
 /** The caller cancelled the stream before the object was stored. */
 export class ObjectAbandonedError extends Error {
@@ -29,25 +19,24 @@ export class ObjectAbandonedError extends Error {
  * SHA-256. Replaces an existing object.
  */
 export async function putObject(
-  deps: PutObjectDeps,
+  deps: Pick<Deps, 'db' | 'store' | 'stagingDir' | 'limits'>,
   header: { key: string; contentType?: string | undefined; organizationId?: string | undefined },
   body: AsyncIterable<Buffer>,
   isAbandoned: () => boolean = () => false,
 ) {
   const key = requireObjectKey(header.key);
   const contentType = header.contentType || 'application/octet-stream';
+  const maxBytes = deps.limits.maxObjectBytes;
   const writer = await openObjectWriter(deps.store, key, {
     contentType,
-    keepAliveMs: deps.stagingKeepAliveMs,
+    // The object's temporary file stays fresh like an upload's (the sweeper's stale cutoff).
+    keepAliveMs: leaseRenewalMs(deps.limits),
     stagingDir: deps.stagingDir,
   });
   try {
     for await (const chunk of body) {
-      if (writer.sizeBytes + chunk.length > deps.maxObjectBytes) {
-        throw tooLarge(
-          'STORAGE_OBJECT_TOO_LARGE',
-          `the object is larger than ${formatBytes(deps.maxObjectBytes)}`,
-        );
+      if (writer.sizeBytes + chunk.length > maxBytes) {
+        throw tooLarge('STORAGE_OBJECT_TOO_LARGE', `the object is larger than ${formatBytes(maxBytes)}`);
       }
       await writer.write(chunk);
     }

@@ -1,37 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '@policyhub/db';
 import { badRequest, conflict, notFound } from '@policyhub/errors';
-import type { OutboxRelay } from '@policyhub/events';
-import type { Logger } from '@policyhub/telemetry';
+import { ArchiveInspector } from '../archives/archive-inspector.js';
 import { ObjectRepository } from '../db/object-repository.js';
 import { SessionRepository } from '../db/session-repository.js';
-import { formatDuration } from './durations.js';
-import {
-  type OrganizationStatusLookup,
-  requireUploadableOrganization,
-} from '../domain/organization-status.js';
-import { leaseRenewalMs, type UploadLimits } from '../domain/upload-limits.js';
+import type { Deps } from '../deps.js';
+import { requireUploadableOrganization } from '../domain/organization-status.js';
+import { formatDuration, leaseRenewalMs } from '../domain/upload-limits.js';
+import type { UploadOutcome } from '../domain/upload-outcomes.js';
 import {
   hashUploadToken,
   isWellFormedToken,
   sessionProblem,
   type UploadSession,
 } from '../domain/upload-sessions.js';
-import { enqueueUploadCompleted, type UploadOutcome } from '../events/upload-completed.js';
-import type { ObjectStore } from '../objects/object-store.js';
-import { type ObjectWriter, openObjectWriter } from '../objects/object-writer.js';
-import { ArchiveInspector } from './archive-inspector.js';
+import { enqueueUploadCompleted } from '../events/upload-completed.js';
+import type { ObjectWriter } from '../objects/object-store.js';
+import { openObjectWriter } from '../objects/object-writer.js';
 
-export interface UploadDeps {
-  db: Db;
-  relay: OutboxRelay;
-  store: ObjectStore;
-  /** Uploads are refused while their organization is disabled or gone (issue 11). */
-  organizations: OrganizationStatusLookup;
-  limits: UploadLimits;
-  stagingDir: string;
-  logger: Logger;
-}
+type UploadDeps = Pick<Deps, 'db' | 'relay' | 'store' | 'organizations' | 'limits' | 'stagingDir' | 'logger'>;
 
 export interface ReceivedUpload {
   session: UploadSession;

@@ -1,28 +1,21 @@
-import type { Db } from '@policyhub/db';
-import type { OutboxRelay } from '@policyhub/events';
-import { type Logger, metrics } from '@policyhub/telemetry';
+import { metrics } from '@policyhub/telemetry';
 import { SessionRepository } from '../db/session-repository.js';
-import { staleStagingMs, type UploadLimits } from '../domain/upload-limits.js';
+import type { Deps } from '../deps.js';
+import { staleStagingMs } from '../domain/upload-limits.js';
 import { expiredSessionOutcome } from '../domain/upload-sessions.js';
 import { enqueueUploadCompleted } from '../events/upload-completed.js';
-import type { ObjectStore } from '../objects/object-store.js';
-import { StagingFile } from './staging-file.js';
+import { StagingFile } from '../objects/staging-file.js';
 
 /** Sessions settled per transaction: short transactions, row locks only. */
 const BATCH = 100;
 /** Upper bound of batches per pass, so one pass cannot go on for ever behind a flood. */
 const MAX_BATCHES_PER_PASS = 100;
 
-export interface UploadSweeperOptions {
-  db: Db;
-  relay: OutboxRelay;
-  store: ObjectStore;
-  logger: Logger;
-  stagingDir: string;
-  limits: Pick<UploadLimits, 'uploadLeaseMs'>;
+export type UploadSweeperOptions = Pick<Deps, 'db' | 'relay' | 'store' | 'logger' | 'stagingDir'> & {
+  limits: Pick<Deps['limits'], 'uploadLeaseMs'>;
   /** How often a pass runs (UPLOAD_SWEEP_INTERVAL_SECONDS); one runs at start too. */
   intervalMs: number;
-}
+};
 
 export interface SweepResult {
   expiredSessions: number;
