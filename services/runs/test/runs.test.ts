@@ -135,6 +135,44 @@ describe('runs service: runs and the executor API', () => {
     expect(missing.status).toBe(grpc.status.NOT_FOUND);
   });
 
+  it('takes a streamed plan as the run id, then its chunks; a stream out of that order changes nothing', async () => {
+    const report = (messages: Array<{ runId?: string; data?: Buffer }>) =>
+      new Promise<unknown>((resolve, reject) => {
+        const call = h.executor.raw.ReportPlanFinishedStream(h.executor.metadata(), (err, res) =>
+          err ? reject(err) : resolve(res),
+        );
+        for (const message of messages) call.write(message);
+        call.end();
+      });
+    const { run } = await h.runs.CreateRun({ workspaceId: 'ws-plain' }, owner('acme'));
+    const document = plan(['aws_instance']);
+
+    const dataFirst = await rejection(report([{ data: document }]));
+    expect(dataFirst).toMatchObject({
+      status: grpc.status.INVALID_ARGUMENT,
+      code: 'RUNS_INVALID_STREAM',
+      items: [expect.objectContaining({ field: '/run_id', detail: 'the first message must carry run_id' })],
+    });
+    const runIdAgain = await rejection(report([{ runId: run!.id }, { runId: run!.id }]));
+    expect(runIdAgain).toMatchObject({
+      code: 'RUNS_INVALID_STREAM',
+      items: [expect.objectContaining({ field: 'data', detail: 'only the first message may carry run_id' })],
+    });
+    expect((await h.runs.GetRun({ id: run!.id }, owner('acme'))).run).toMatchObject({
+      status: 'RUN_STATUS_PENDING',
+      hasPlan: false,
+    });
+
+    const half = Math.floor(document.length / 2);
+    const res = (await report([
+      { runId: run!.id },
+      { data: document.subarray(0, half) },
+      { data: document.subarray(half) },
+    ])) as { run: { status: string; hasPlan: boolean } };
+    expect(res.run).toMatchObject({ status: 'RUN_STATUS_PLANNED', hasPlan: true });
+    expect(h.objects.objects.get(`acme/runs/${run!.id}/plan.json`)).toEqual(document);
+  });
+
   it('an errored or canceled run cancels its queued check; repeating the report changes nothing', async () => {
     const { run } = await h.runs.CreateRun({ workspaceId: 'ws-guarded' }, owner('acme'));
     const planned = await h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan() });

@@ -1,9 +1,14 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { runsV1 } from '@policyhub/contracts';
-import { type Handlers, type ImplementOptions, streaming } from '@policyhub/grpc-runtime';
+import {
+  callerPrincipal,
+  type Handlers,
+  type ImplementOptions,
+  serveStream,
+  streaming,
+} from '@policyhub/grpc-runtime';
 import type { ConfigurationVersionUseCases } from '../use-cases/configuration-versions.js';
 import { toConfigurationVersion } from './mappers.js';
-import { callerPrincipal, serveStream } from './streams.js';
 
 type Options = ImplementOptions;
 

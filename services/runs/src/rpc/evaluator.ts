@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type * as grpc from '@grpc/grpc-js';
 import {
   evaluationEnforcementLevel,
@@ -7,14 +6,14 @@ import {
   type runsV1,
   toTimestamp,
 } from '@policyhub/contracts';
-import { asServiceError, type Handlers, streaming } from '@policyhub/grpc-runtime';
+import { type Handlers, type ImplementOptions, serveStream, streaming } from '@policyhub/grpc-runtime';
 import type { ObjectInfo } from '../domain/ports.js';
 import type { EvaluatorUseCases } from '../use-cases/evaluator.js';
 import { toLease } from './mappers.js';
 
 export function evaluatorHandlers(
   evaluator: EvaluatorUseCases,
-  errorOptions: Parameters<typeof asServiceError>[2],
+  options: ImplementOptions,
 ): Handlers<runsV1.PolicyEvaluatorHandlers> {
   return {
     async ClaimPolicyCheck(req) {
@@ -55,25 +54,15 @@ export function evaluatorHandlers(
       };
     },
     ReadPolicyCheckObject: streaming(
-      async (
+      (
         call: grpc.ServerWritableStream<
           runsV1.ReadPolicyCheckObjectRequest__Output,
           runsV1.ReadPolicyCheckObjectResponse
         >,
-      ) => {
-        try {
-          const { policyCheckId, leaseToken, key } = call.request;
-          const chunks = await evaluator.readObject(policyCheckId, leaseToken, key);
-          for await (const data of chunks) {
-            if (call.cancelled) return;
-            // Backpressure: wait for the evaluator to take the chunk in before reading more.
-            if (!call.write({ data })) await once(call, 'drain');
-          }
-          call.end();
-        } catch (err) {
-          if (!call.cancelled) call.emit('error', asServiceError(err, 'ReadPolicyCheckObject', errorOptions));
-        }
-      },
+      ) =>
+        serveStream(call, 'ReadPolicyCheckObject', options, () =>
+          evaluator.readObject(call.request.policyCheckId, call.request.leaseToken, call.request.key),
+        ),
     ),
     async CompletePolicyCheck(req) {
       // The reported enforcement levels are informational: the check's own levels count.

@@ -1,9 +1,16 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { runsV1 } from '@policyhub/contracts';
-import { type Handlers, type ImplementOptions, streaming } from '@policyhub/grpc-runtime';
+import {
+  callerPrincipal,
+  type Handlers,
+  headerThenData,
+  type ImplementOptions,
+  respond,
+  serveStream,
+  streaming,
+} from '@policyhub/grpc-runtime';
 import type { PlanUseCases } from '../use-cases/plans.js';
 import { toPlan, toRun } from './mappers.js';
-import { callerPrincipal, headerThenData, respond, serveStream } from './streams.js';
 
 type Options = ImplementOptions;
 
@@ -20,7 +27,10 @@ export function planHandlers(plans: PlanUseCases, options: Options): Handlers<ru
       ) =>
         respond(call, callback, 'UploadPlanJson', options, async () => {
           const principal = callerPrincipal(call, options);
-          const { first, data } = await headerThenData(call, 'planId');
+          const { first, data } = await headerThenData(call, {
+            field: 'planId',
+            errorCode: 'RUNS_INVALID_STREAM',
+          });
           const { plan, run } = await plans.uploadJson(
             principal,
             first.planId ?? '',
