@@ -8,8 +8,8 @@ import { S3ObjectStore, type S3Settings } from '../src/objects/s3-store.js';
 import { objectStoreContract } from './support/object-store-contract.js';
 
 /**
- * The S3 adapter against a real S3 protocol server: s3rver in this process on a loopback port
- * (DESIGN §10), or MinIO when S3_ENDPOINT is set.
+ * The S3 adapter against a real S3 protocol server: s3rver in this process on a loopback port,
+ * or MinIO when S3_ENDPOINT is set.
  */
 let server: S3rver | undefined;
 let directory: string | undefined;

@@ -369,7 +369,7 @@ describe('uploads', () => {
   });
 });
 
-describe('uploads for disabled or deleted organizations (issue 11)', () => {
+describe('uploads for disabled or deleted organizations (ADR 0018)', () => {
   const sessionRow = async (token: string) =>
     (
       await service.db.query('SELECT used_at, claimed_by FROM upload_sessions WHERE token_sha256 = $1', [
@@ -437,7 +437,7 @@ describe('uploads for disabled or deleted organizations (issue 11)', () => {
   });
 });
 
-describe('upload leases and the upload sweeper (issue 16)', () => {
+describe('upload leases and the upload sweeper (ADR 0024)', () => {
   const sessionState = async (token: string) =>
     (
       await service.db.query<{

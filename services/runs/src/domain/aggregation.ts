@@ -21,7 +21,7 @@ export interface CheckResult {
 
 /**
  * Any hard-mandatory failure → hard_failed; else any soft-mandatory failure → soft_failed; else
- * passed. Advisory failures are counted but never block (DESIGN §8).
+ * passed. Advisory failures are counted but never block (docs/policy-evaluation.md).
  */
 export function aggregateOutcomes(
   outcomes: readonly PolicyOutcome[],

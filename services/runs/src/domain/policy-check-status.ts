@@ -20,7 +20,7 @@ export const isEnforcementLevel = (v: string): v is EnforcementLevel =>
 export const isOverridable = (checkStatus: string, runPlanOnly: boolean): boolean =>
   checkStatus === CHECK_STATUS.softFailed && !runPlanOnly;
 
-/** The run status that follows a decided check (DESIGN §8, api-behaviour §4.3). */
+/** The run status that follows a decided check (docs/policy-evaluation.md). */
 export function runStatusAfterCheck(checkStatus: CheckStatus, runPlanOnly: boolean): RunStatus {
   switch (checkStatus) {
     case CHECK_STATUS.passed:

@@ -54,7 +54,7 @@ export const runObjectPrefix = (organization: string, runId: string): string =>
  */
 export const MAX_PLAN_BYTES = 100 * 1024 * 1024;
 
-/** Storage's single-use upload sessions (DESIGN §7), for configuration version archives. */
+/** Storage's single-use upload sessions (docs/adr/0003-upload-pipeline.md), for configuration version archives. */
 export interface UploadSessions {
   create(request: {
     organization: string;

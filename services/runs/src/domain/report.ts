@@ -9,7 +9,7 @@ export interface ReportedPolicy {
 }
 
 /**
- * The policy check's text report in upstream's layout (api-behaviour §4.3): overall result line,
+ * The policy check's text report in upstream's layout: overall result line,
  * an explanation, `<N> policies evaluated.`, then one section per policy. Clients search the log
  * for the `policies evaluated` line.
  */

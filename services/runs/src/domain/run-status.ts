@@ -1,5 +1,5 @@
 /**
- * Run statuses this system uses (a subset of upstream's, DESIGN §8). Runs enter `pending`; the
+ * Run statuses this system uses (a subset of upstream's). Runs enter `pending`; the
  * executor's plan report moves them to `policy_checking` (a check was created) or `planned` (no
  * kind_a set applies); the check's outcome moves them on.
  */

@@ -131,7 +131,7 @@ export class EvaluatorUseCases {
   }
 
   /**
-   * Aggregates the outcomes and moves the check and its run on (DESIGN §8). Outcomes that do not
+   * Aggregates the outcomes and moves the check and its run on (docs/policy-evaluation.md). Outcomes that do not
    * cover exactly the check's policies (listed ones, and those the archives' configuration
    * files declare) error the check instead: no verdict without evaluation.
    */

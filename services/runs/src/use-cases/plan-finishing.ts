@@ -42,7 +42,7 @@ export const releasePlan = (deps: Deps, planId: string, attempt: string) =>
 
 /**
  * The plan JSON is stored at `key`: in one transaction the plan becomes `finished` with its
- * counts and the run moves on (DESIGN §8): ONE queued policy check when kind_a sets apply to the
+ * counts and the run moves on (docs/policy-evaluation.md): ONE queued policy check when kind_a sets apply to the
  * workspace (run → policy_checking), else run → planned. Every way a plan arrives ends here.
  * A plan finished meanwhile by someone else leaves everything as it is.
  */

@@ -1,6 +1,6 @@
 import { pageInfo, pageWindow } from '@policyhub/db';
 import { conflict, notFound } from '@policyhub/errors';
-import { type Principal, hasPermission } from '@policyhub/grpc-runtime';
+import type { Principal } from '@policyhub/grpc-runtime';
 import { PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
 import { RunRepository } from '../db/run-repository.js';
 import { CHECK_STATUS, isOverridable, runStatusAfterCheck } from '../domain/policy-check-status.js';
@@ -102,10 +102,5 @@ export class PolicyCheckUseCases {
   async output(principal: Principal | undefined, id: string): Promise<string | null> {
     await this.get(principal, id);
     return this.checks.output(id);
-  }
-
-  /** Per caller, whatever the check's state (api-behaviour §4.2). */
-  canOverride(principal: Principal | undefined, check: PolicyCheckRow): boolean {
-    return hasPermission(principal, check.organization, OVERRIDE_POLICY_CHECKS, check.organization_id);
   }
 }

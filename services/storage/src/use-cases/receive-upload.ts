@@ -33,7 +33,7 @@ export class UploadAbandonedError extends Error {
 }
 
 /**
- * The upload pipeline (DESIGN §7.2). Claims the session the token names, streams the body through
+ * The upload pipeline (docs/adr/0003-upload-pipeline.md). Claims the session the token names, streams the body through
  * the archive inspector straight into the object store (a writer whose bytes are invisible until
  * published, docs/adr/0037), and then, in ONE transaction, marks the session used, publishes the
  * object under its key (only if the archive passed), records it and writes
