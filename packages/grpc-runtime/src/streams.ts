@@ -109,7 +109,7 @@ export async function serveStream(
     const source = await open();
     for await (const chunk of source) {
       if (call.cancelled) return;
-      if (!call.write({ data: chunk })) await drainedOrClosed(call);
+      if (!call.write({ data: chunk })) await drained(call, 'close');
     }
     call.end();
   } catch (err) {
@@ -117,15 +117,18 @@ export async function serveStream(
   }
 }
 
-/** Resolves when the call can take more, or has closed (then nothing more will be taken). */
-function drainedOrClosed(call: NodeJS.EventEmitter): Promise<void> {
+/**
+ * Resolves when a call whose write returned false can take more, or at `end`, after which it
+ * takes nothing more: `close` on the server side, `status` on the client side.
+ */
+export function drained(call: NodeJS.EventEmitter, end: 'close' | 'status'): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = () => {
       call.off('drain', done);
-      call.off('close', done);
+      call.off(end, done);
       resolve();
     };
     call.on('drain', done);
-    call.on('close', done);
+    call.on(end, done);
   });
 }

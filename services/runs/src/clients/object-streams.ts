@@ -1,6 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
 import { contracts } from '@policyhub/contracts';
-import { type ClientCredential, createClient, deadline, readServiceError } from '@policyhub/grpc-runtime';
+import {
+  type ClientCredential,
+  createClient,
+  deadline,
+  drained,
+  readServiceError,
+} from '@policyhub/grpc-runtime';
 import type { ObjectStreams, ObjectWriter } from '../domain/ports.js';
 import { dependencyFailure } from './dependency-errors.js';
 
@@ -50,17 +56,7 @@ export function grpcObjectStreams(
         async write(chunk) {
           if (failure) throw failure;
           if (answered) throw mapped(new Error('storage ended the upload early'));
-          if (!call.write({ data: chunk })) {
-            await new Promise<void>((resume) => {
-              const go = () => {
-                call.off('drain', go);
-                call.off('status', go);
-                resume();
-              };
-              call.on('drain', go);
-              call.on('status', go);
-            });
-          }
+          if (!call.write({ data: chunk })) await drained(call, 'status');
           if (failure) throw failure;
         },
         async finish() {
