@@ -2,9 +2,10 @@ import { AppError, type CodeOf, invalidAttribute, notFound } from '@policyhub/er
 import { type Permission, type Principal, hasPermission } from '@policyhub/permissions';
 
 /**
- * Who may do what with runs (the README's "Permissions"): reading runs, their events, comments and policy checks,
- * and commenting, need `read-runs`; creating a run needs `manage-workspaces` (it acts on the
- * workspace, like queueing a plan upstream); overriding a check needs `manage-policy-overrides`.
+ * Who may do what with runs (the README's "Permissions"): reading runs, their events, comments
+ * and policy checks, and commenting, need `read-runs`; creating a run needs `manage-workspaces`
+ * (it acts on the workspace, like queueing a plan upstream); overriding a check needs
+ * `manage-policy-overrides`.
  * Owners and site admins have all. Not being allowed looks exactly like not existing.
  */
 export const READ_RUNS: Permission = 'read-runs';

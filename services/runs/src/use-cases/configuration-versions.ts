@@ -14,6 +14,7 @@ import {
 import { CREATE_RUNS, READ_RUNS, requirePermission, requirePrincipal } from '../domain/rules.js';
 import { withStatusTimestamp } from '../domain/run-status.js';
 import type { Deps } from '../deps.js';
+import { permittedWorkspace } from './access.js';
 import { insertRun } from './run-creation.js';
 
 type Page = { number?: number; size?: number } | null | undefined;
@@ -32,17 +33,7 @@ export class ConfigurationVersionUseCases {
     input: { workspaceId: string; autoQueueRuns: boolean; speculative: boolean; provisional: boolean },
   ): Promise<ConfigurationVersionRow> {
     const caller = requirePrincipal(principal);
-    const workspace = input.workspaceId
-      ? await this.deps.workspaces.getWorkspace(input.workspaceId)
-      : undefined;
-    if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(
-      caller,
-      workspace.organization,
-      CREATE_RUNS,
-      'RUNS_WORKSPACE_NOT_FOUND',
-      workspace.organizationId,
-    );
+    const workspace = await permittedWorkspace(this.deps, caller, input.workspaceId, CREATE_RUNS);
     const id = newId('cv');
     const createdAt = new Date();
     const session = await this.deps.uploadSessions.create({
@@ -84,16 +75,7 @@ export class ConfigurationVersionUseCases {
   }
 
   async listByWorkspace(principal: Principal | undefined, workspaceId: string, page: Page) {
-    requirePrincipal(principal);
-    const workspace = await this.deps.workspaces.getWorkspace(workspaceId);
-    if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(
-      principal,
-      workspace.organization,
-      READ_RUNS,
-      'RUNS_WORKSPACE_NOT_FOUND',
-      workspace.organizationId,
-    );
+    await permittedWorkspace(this.deps, requirePrincipal(principal), workspaceId, READ_RUNS);
     const w = pageWindow(page);
     const { rows, total } = await this.versions.listByWorkspace(workspaceId, w.size, w.offset);
     return { versions: rows, page: pageInfo(w, total) };

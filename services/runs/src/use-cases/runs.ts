@@ -12,7 +12,7 @@ import {
   validateRunMessage,
 } from '../domain/rules.js';
 import { CV_STATUS, INVALID_RUN_PARAMETERS } from '../domain/configuration-versions.js';
-import { readableRun } from './access.js';
+import { permittedWorkspace, readableRun } from './access.js';
 import type { Deps } from '../deps.js';
 import { insertRun } from './run-creation.js';
 
@@ -33,17 +33,7 @@ export class RunUseCases {
     input: { workspaceId: string; message: string; planOnly: boolean; configurationVersionId?: string },
   ): Promise<RunView> {
     const caller = requirePrincipal(principal);
-    const workspace = input.workspaceId
-      ? await this.deps.workspaces.getWorkspace(input.workspaceId)
-      : undefined;
-    if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(
-      caller,
-      workspace.organization,
-      CREATE_RUNS,
-      'RUNS_WORKSPACE_NOT_FOUND',
-      workspace.organizationId,
-    );
+    const workspace = await permittedWorkspace(this.deps, caller, input.workspaceId, CREATE_RUNS);
     const message = validateRunMessage(input.message);
     const id = await this.deps.db.transaction(async (tx) => {
       let speculative = false;
@@ -86,16 +76,7 @@ export class RunUseCases {
   }
 
   async listByWorkspace(principal: Principal | undefined, workspaceId: string, page: Page) {
-    requirePrincipal(principal);
-    const workspace = await this.deps.workspaces.getWorkspace(workspaceId);
-    if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-    requirePermission(
-      principal,
-      workspace.organization,
-      READ_RUNS,
-      'RUNS_WORKSPACE_NOT_FOUND',
-      workspace.organizationId,
-    );
+    await permittedWorkspace(this.deps, requirePrincipal(principal), workspaceId, READ_RUNS);
     const w = pageWindow(page);
     const { rows, total } = await this.runs.listByWorkspace(workspaceId, w.size, w.offset);
     return { runs: rows, page: pageInfo(w, total) };
