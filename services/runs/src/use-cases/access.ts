@@ -1,6 +1,6 @@
 import type { Queryable } from '@policyhub/db';
 import { notFound } from '@policyhub/errors';
-import type { Permission, Principal } from '@policyhub/grpc-runtime';
+import type { Permission, Principal } from '@policyhub/permissions';
 import { RunRepository, type RunRow } from '../db/run-repository.js';
 import type { Deps } from '../deps.js';
 import type { WorkspaceInfo } from '../domain/ports.js';

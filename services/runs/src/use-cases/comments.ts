@@ -1,6 +1,6 @@
 import { pageInfo, pageWindow } from '@policyhub/db';
 import { newId, notFound } from '@policyhub/errors';
-import type { Principal } from '@policyhub/grpc-runtime';
+import type { Principal } from '@policyhub/permissions';
 import { CommentRepository, type CommentRow } from '../db/comment-repository.js';
 import { READ_RUNS, requirePermission, requirePrincipal, validateCommentBody } from '../domain/rules.js';
 import { readableRun } from './access.js';

@@ -1,6 +1,6 @@
 import { pageInfo, pageWindow, type Queryable } from '@policyhub/db';
 import { newId, notFound } from '@policyhub/errors';
-import type { Principal } from '@policyhub/grpc-runtime';
+import type { Principal } from '@policyhub/permissions';
 import {
   ConfigurationVersionRepository,
   type ConfigurationVersionRow,

@@ -1,5 +1,5 @@
 import { badRequest, notFound, tooLarge } from '@policyhub/errors';
-import type { Principal } from '@policyhub/grpc-runtime';
+import type { Principal } from '@policyhub/permissions';
 import { PlanRepository, type PlanRow } from '../db/plan-repository.js';
 import { RunRepository, type RunView } from '../db/run-repository.js';
 import { PlanDocumentValidator } from '../domain/plan-document.js';

@@ -1,6 +1,6 @@
 import { pageInfo, pageWindow } from '@policyhub/db';
 import { conflict, notFound } from '@policyhub/errors';
-import type { Principal } from '@policyhub/grpc-runtime';
+import type { Principal } from '@policyhub/permissions';
 import { PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
 import { RunRepository } from '../db/run-repository.js';
 import { CHECK_STATUS, isOverridable, runStatusAfterCheck } from '../domain/policy-check-status.js';

@@ -1,6 +1,6 @@
 import { pageInfo, pageWindow } from '@policyhub/db';
 import { AppError, notFound } from '@policyhub/errors';
-import { type Principal, hasPermission } from '@policyhub/grpc-runtime';
+import { hasPermission, type Principal } from '@policyhub/permissions';
 import { ConfigurationVersionRepository } from '../db/configuration-version-repository.js';
 import { RunEventRepository, type RunEventRow } from '../db/run-event-repository.js';
 import { RunRepository, type RunView } from '../db/run-repository.js';

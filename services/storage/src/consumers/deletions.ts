@@ -1,5 +1,4 @@
 import type { adminorgsV1, policysetsV1 } from '@policyhub/contracts';
-import type { Queryable } from '@policyhub/db';
 import { type ConsumedEvent, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
 import type { Deps } from '../deps.js';
 import { forgetOrganization, forgetPolicySet, forgetWorkspace } from '../use-cases/forget-deleted-owners.js';
@@ -20,7 +19,7 @@ export function startDeletionConsumer(deps: Deps): Promise<Subscription> {
     handlers: [
       {
         topic: TOPICS.organizationDeleted,
-        handle: (event: ConsumedEvent<adminorgsV1.OrganizationDeleted__Output>, tx: Queryable) =>
+        handle: (event: ConsumedEvent<adminorgsV1.OrganizationDeleted__Output>, tx) =>
           forgetOrganization(deps, tx, {
             name: event.payload.organization,
             id: event.payload.organizationId ?? null,
@@ -28,12 +27,12 @@ export function startDeletionConsumer(deps: Deps): Promise<Subscription> {
       },
       {
         topic: TOPICS.workspaceDeleted,
-        handle: (event: ConsumedEvent<adminorgsV1.WorkspaceDeleted__Output>, tx: Queryable) =>
+        handle: (event: ConsumedEvent<adminorgsV1.WorkspaceDeleted__Output>, tx) =>
           forgetWorkspace(deps, tx, event.payload.organization, event.payload.workspaceId),
       },
       {
         topic: TOPICS.policySetDeleted,
-        handle: (event: ConsumedEvent<policysetsV1.PolicySetDeleted__Output>, tx: Queryable) =>
+        handle: (event: ConsumedEvent<policysetsV1.PolicySetDeleted__Output>, tx) =>
           forgetPolicySet(deps, tx, event.payload.organization, event.payload.policySetId),
       },
     ],
