@@ -1,4 +1,4 @@
-import type { ServiceDeps } from '@policyhub/service-kit';
+import type { Db } from '@policyhub/db';
 import type {
   ObjectStore,
   ObjectStreams,
@@ -7,11 +7,9 @@ import type {
   WorkspaceDirectory,
 } from './domain/ports.js';
 
-/**
- * What the use cases get, built once by the composition (service.ts): the shared service deps
- * (database, outbox relay, logger, …) and the ports to other services.
- */
-export interface Deps extends ServiceDeps {
+/** What runs' use cases get; service.ts builds it once. */
+export interface Deps {
+  db: Db;
   workspaces: WorkspaceDirectory;
   policySets: PolicySetSource;
   objects: ObjectStore;

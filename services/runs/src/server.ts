@@ -1,6 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { contracts } from '@policyhub/contracts';
 import { implement } from '@policyhub/grpc-runtime';
+import type { ServiceDeps } from '@policyhub/service-kit';
 import type { Deps } from './deps.js';
 import { commentHandlers } from './rpc/comments.js';
 import { configurationVersionHandlers } from './rpc/configuration-versions.js';
@@ -18,9 +19,9 @@ import { PolicyCheckUseCases } from './use-cases/policy-checks.js';
 import { RunUseCases } from './use-cases/runs.js';
 
 /** Adds every runs gRPC service to an unbound server (tests bind it on port 0). */
-export function registerRuns(server: grpc.Server, deps: Deps): void {
+export function registerRuns(server: grpc.Server, service: ServiceDeps, deps: Deps): void {
   const v1 = contracts().policyhub.runs.v1;
-  const opts = { logger: deps.logger, isUnavailable: deps.isUnavailable, auth: deps.auth };
+  const opts = { logger: service.logger, isUnavailable: service.isUnavailable, auth: service.auth };
   // Evaluators and executors hold their own tokens, good for their API only (ADR 0009).
   const evaluatorOpts = { ...opts, allow: ['evaluator'] as const };
   const executorOpts = { ...opts, allow: ['executor'] as const };

@@ -77,15 +77,18 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     uploadSessions: options.ports?.uploadSessions ?? adapters.uploadSessions,
   };
   let sweeper: ObjectSweeper | undefined;
+  // The use cases' Deps, built once from the pool startGrpcService opens (onStart is the first
+  // hook that has it).
   let deps: Deps | undefined;
-  // Built once, from the first hook that gets the service's shared deps (onStart runs first).
-  const depsOf = (service: ServiceDeps): Deps =>
-    (deps ??= {
-      ...service,
+  const depsOf = ({ db }: ServiceDeps): Deps => {
+    deps ??= {
+      db,
       ...ports,
       planMaxBytes: options.planMaxBytes ?? DEFAULT_PLAN_MAX_BYTES,
       onObjectsOrphaned: () => sweeper?.schedule(),
-    });
+    };
+    return deps;
+  };
   const closeAdapters = () => {
     for (const adapter of Object.values(adapters)) adapter.close();
   };
@@ -100,13 +103,13 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     auth,
     migrateOnly: options.migrateOnly,
     async onStart(service) {
-      sweeper = new ObjectSweeper(depsOf(service));
+      sweeper = new ObjectSweeper({ ...depsOf(service), logger: service.logger });
       sweeper.start();
     },
-    register: (server, service) => registerRuns(server, depsOf(service)),
+    register: (server, service) => registerRuns(server, service, depsOf(service)),
     consumers: async (service) => [
-      await startDeletionConsumer(depsOf(service)),
-      await startUploadCompletedConsumer(depsOf(service)),
+      await startDeletionConsumer(service, depsOf(service)),
+      await startUploadCompletedConsumer(service),
     ],
     async onClose() {
       await sweeper?.stop();

@@ -37,16 +37,21 @@ export async function startStorage(
   options.logger.info({ objectStore: store.kind }, 'object store ready');
   const auth = new InternalAuth({ keys: options.signingKeys, service: 'storage' });
   const organizations = new AdminOrgsOrganizationStatus(options.adminOrgsAddress, auth.credential);
+  // The use cases' Deps, built once from the pool and relay startGrpcService opens (onStart is
+  // the first hook that has them).
   let deps: Deps | undefined;
-  // Built once, from the first hook that gets the service's shared deps (onStart runs first).
-  const depsOf = (service: ServiceDeps): Deps =>
-    (deps ??= {
-      ...service,
+  const depsOf = ({ db, relay, logger }: ServiceDeps): Deps => {
+    deps ??= {
+      db,
+      relay,
+      logger,
       store,
       organizations,
       limits: settings.limits,
       stagingDir: settings.stagingDir,
-    });
+    };
+    return deps;
+  };
   let sweeper: UploadSweeper | undefined;
   const service = await startGrpcService({
     name: 'storage',
@@ -61,8 +66,8 @@ export async function startStorage(
     onStart: async (shared) => {
       sweeper = new UploadSweeper({ ...depsOf(shared), intervalMs: settings.sweepIntervalMs });
     },
-    register: (server, shared) => registerStorage(server, depsOf(shared)),
-    consumers: async (shared) => [await startDeletionConsumer(depsOf(shared))],
+    register: (server, shared) => registerStorage(server, shared, depsOf(shared)),
+    consumers: async (shared) => [await startDeletionConsumer(shared, depsOf(shared))],
     onClose: async () => {
       organizations.close();
       await store.close?.();

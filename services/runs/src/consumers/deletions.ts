@@ -1,5 +1,6 @@
 import type { adminorgsV1 } from '@policyhub/contracts';
 import { startConsumer, type Subscription, TOPICS } from '@policyhub/events';
+import type { ServiceDeps } from '@policyhub/service-kit';
 import type { Deps } from '../deps.js';
 import { removeRunsOf } from '../use-cases/deletions.js';
 
@@ -7,12 +8,12 @@ import { removeRunsOf } from '../use-cases/deletions.js';
  * Deleted workspaces and organizations (admin-orgs): their runs and configuration versions go
  * too (use-cases/deletions.ts), in the transaction that records the event, exactly once.
  */
-export function startDeletionConsumer(deps: Deps): Promise<Subscription> {
+export function startDeletionConsumer(service: ServiceDeps, deps: Deps): Promise<Subscription> {
   return startConsumer({
     name: 'runs.admin-orgs-deletions',
-    db: deps.db,
-    transport: deps.transport,
-    logger: deps.logger,
+    db: service.db,
+    transport: service.transport,
+    logger: service.logger,
     handlers: [
       {
         topic: TOPICS.workspaceDeleted,

@@ -1,6 +1,6 @@
 import { type storageV1, uploadCompletedOwnerKind, uploadOwnerKind } from '@policyhub/contracts';
 import { type ConsumedEvent, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
-import type { Deps } from '../deps.js';
+import type { ServiceDeps } from '@policyhub/service-kit';
 import { CV_UPLOAD_OWNER_KIND } from '../domain/configuration-versions.js';
 import { applyConfigurationUpload, type ConfigurationUpload } from '../use-cases/configuration-versions.js';
 
@@ -12,12 +12,12 @@ export const UPLOAD_COMPLETED_CONSUMER = 'runs.upload-completed';
  * someone else's and are acknowledged without a transaction. Exactly once: the event id is
  * recorded in the same transaction as the effect.
  */
-export function startUploadCompletedConsumer(deps: Deps): Promise<Subscription> {
+export function startUploadCompletedConsumer(service: ServiceDeps): Promise<Subscription> {
   return startConsumer({
     name: UPLOAD_COMPLETED_CONSUMER,
-    db: deps.db,
-    transport: deps.transport,
-    logger: deps.logger,
+    db: service.db,
+    transport: service.transport,
+    logger: service.logger,
     handlers: [
       {
         topic: TOPICS.uploadCompleted,

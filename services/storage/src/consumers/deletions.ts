@@ -1,5 +1,6 @@
 import type { adminorgsV1, policysetsV1 } from '@policyhub/contracts';
 import { type ConsumedEvent, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
+import type { ServiceDeps } from '@policyhub/service-kit';
 import type { Deps } from '../deps.js';
 import { forgetOrganization, forgetPolicySet, forgetWorkspace } from '../use-cases/forget-deleted-owners.js';
 
@@ -10,12 +11,12 @@ export const STORAGE_CONSUMER = 'storage';
  * Deleted organizations, workspaces and policy sets: their upload sessions and objects go too
  * (use-cases/forget-deleted-owners.ts), in the transaction that records the event, exactly once.
  */
-export function startDeletionConsumer(deps: Deps): Promise<Subscription> {
+export function startDeletionConsumer(service: ServiceDeps, deps: Deps): Promise<Subscription> {
   return startConsumer({
     name: STORAGE_CONSUMER,
-    db: deps.db,
-    transport: deps.transport,
-    logger: deps.logger,
+    db: service.db,
+    transport: service.transport,
+    logger: service.logger,
     handlers: [
       {
         topic: TOPICS.organizationDeleted,

@@ -7,14 +7,15 @@ import {
   toTimestamp,
   uploadOwnerKind,
 } from '@policyhub/contracts';
-import { type Handlers, headerThenData, respond, serveStream, streaming } from '@policyhub/grpc-runtime';
-import type { Deps } from '../deps.js';
-import { createUploadSession } from '../use-cases/create-upload-session.js';
-import { deleteObjects } from '../use-cases/delete-objects.js';
-import { openObject } from '../use-cases/open-object.js';
-import { putObject } from '../use-cases/put-object.js';
-import { receiveUpload } from '../use-cases/receive-upload.js';
-import { statObjects } from '../use-cases/stat-objects.js';
+import {
+  type Handlers,
+  headerThenData,
+  type ImplementOptions,
+  respond,
+  serveStream,
+  streaming,
+} from '@policyhub/grpc-runtime';
+import type { StorageUseCases } from '../use-cases/storage-use-cases.js';
 
 /** Client streams of this service: a `header` message, then `data` chunks. */
 const HEADER = { field: 'header', errorCode: 'STORAGE_INVALID_STREAM' } as const;
@@ -23,12 +24,13 @@ const HEADER = { field: 'header', errorCode: 'STORAGE_INVALID_STREAM' } as const
  * The Storage gRPC service: translation only. Internal API: the gateway calls Upload with the
  * capability token from the public URL; other services call the rest without a principal.
  */
-export function storageHandlers(deps: Deps): Handlers<storageV1.StorageHandlers> {
-  const errorOptions = { logger: deps.logger, isUnavailable: deps.isUnavailable };
-
+export function storageHandlers(
+  storage: StorageUseCases,
+  errorOptions: Pick<ImplementOptions, 'logger' | 'isUnavailable'>,
+): Handlers<storageV1.StorageHandlers> {
   return {
     async CreateUploadSession(req) {
-      const session = await createUploadSession(deps, {
+      const session = await storage.createUploadSession({
         organization: req.organization,
         organizationId: req.organizationId,
         ownerKind: wordOf(uploadOwnerKind, req.ownerKind),
@@ -52,8 +54,7 @@ export function storageHandlers(deps: Deps): Handlers<storageV1.StorageHandlers>
       ) =>
         respond(call, callback, 'Upload', errorOptions, async () => {
           const { first, data } = await headerThenData(call, HEADER);
-          const { session, outcome } = await receiveUpload(
-            deps,
+          const { session, outcome } = await storage.receiveUpload(
             first.header?.token ?? '',
             data,
             () => call.cancelled,
@@ -77,8 +78,7 @@ export function storageHandlers(deps: Deps): Handlers<storageV1.StorageHandlers>
       ) =>
         respond(call, callback, 'PutObject', errorOptions, async () => {
           const { first, data } = await headerThenData(call, HEADER);
-          return putObject(
-            deps,
+          return storage.putObject(
             {
               key: first.header?.key ?? '',
               contentType: first.header?.contentType,
@@ -92,15 +92,15 @@ export function storageHandlers(deps: Deps): Handlers<storageV1.StorageHandlers>
 
     GetObject: streaming(
       (call: grpc.ServerWritableStream<storageV1.GetObjectRequest__Output, storageV1.GetObjectResponse>) =>
-        serveStream(call, 'GetObject', errorOptions, () => openObject(deps, call.request.key)),
+        serveStream(call, 'GetObject', errorOptions, () => storage.openObject(call.request.key)),
     ),
 
     async StatObjects(req) {
-      return { objects: await statObjects(deps, req.keys) };
+      return { objects: await storage.statObjects(req.keys) };
     },
 
     async DeleteObjects(req) {
-      await deleteObjects(deps, deps.db, req);
+      await storage.deleteObjects(req);
       return {};
     },
   };
