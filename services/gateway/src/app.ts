@@ -15,10 +15,9 @@ import { registerRequestLogging } from './plugins/request-logging.js';
 import { registerResponseValidation } from './plugins/response-validation.js';
 import { normaliseUrl, parseQuery } from './plugins/url.js';
 import { registerVocabulary } from './plugins/vocabulary.js';
-import { registerResources } from './resources/index.js';
+import { RESOURCE_DEFINITIONS, registerResources, resourceSchemas } from './resources/index.js';
 import { registerDiscoveryRoute } from './resources/meta/discovery.js';
 import type { RouteContext } from './route-context.js';
-import { resourceSchemas } from './schemas/resources.js';
 import { VOCABULARY, type VocabularyProfile } from './vocabulary.js';
 
 export interface GatewayDeps {
@@ -78,7 +77,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const failures = deps.rateLimits ? await registerRateLimiting(app, deps.rateLimits) : undefined;
   registerAuthentication(app, deps.clients, deps.principalCache ?? new MemoryPrincipalCache(), failures);
   rejectNulCharacters(app);
-  registerVocabulary(app, deps.vocabulary ?? 'spec');
+  registerVocabulary(app, deps.vocabulary ?? 'spec', RESOURCE_DEFINITIONS);
   if (deps.validateResponses) registerResponseValidation(app, resources, deps.logger);
 
   await registerRouteSchemas(app, resources, deps.responseSerializer);

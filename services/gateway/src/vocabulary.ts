@@ -27,16 +27,19 @@ export interface WireNames {
   agentLeniency: boolean;
 }
 
+/** The spec's names, literally typed: the serializers' (and their schemas') key names. */
+const SPEC = {
+  policyKinds: { kind_a: 'kind_a', kind_b: 'kind_b' },
+  policyCheckEngineKey: 'kind_a',
+  policyCheckReportFramework: 'kind_a',
+  applyTimeoutAlias: 'engine-build-worker-apply-timeout',
+  planTimeoutAlias: 'engine-build-worker-plan-timeout',
+  workerSudoEnabled: 'engine-worker-sudo-enabled',
+  agentLeniency: false,
+} as const satisfies WireNames;
+
 export const VOCABULARY: Record<VocabularyProfile, WireNames> = {
-  spec: {
-    policyKinds: { kind_a: 'kind_a', kind_b: 'kind_b' },
-    policyCheckEngineKey: 'kind_a',
-    policyCheckReportFramework: 'kind_a',
-    applyTimeoutAlias: 'engine-build-worker-apply-timeout',
-    planTimeoutAlias: 'engine-build-worker-plan-timeout',
-    workerSudoEnabled: 'engine-worker-sudo-enabled',
-    agentLeniency: false,
-  },
+  spec: SPEC,
   tfe: {
     policyKinds: { kind_a: 'sentinel', kind_b: 'opa' },
     policyCheckEngineKey: 'sentinel',
@@ -49,7 +52,7 @@ export const VOCABULARY: Record<VocabularyProfile, WireNames> = {
 };
 
 /** The names services and serializers speak (the spec's). */
-export const CANONICAL: WireNames = VOCABULARY.spec;
+export const CANONICAL = SPEC;
 
 export type CanonicalKind = keyof WireNames['policyKinds'];
 
@@ -68,6 +71,10 @@ const KIND_SPELLINGS = new Map<string, CanonicalKind>(
  * through unchanged; resources/policy-sets/words.ts answers them with a 422.
  */
 export const canonicalKind = (wire: string): string => KIND_SPELLINGS.get(wire) ?? wire;
+
+/** A canonical kind in the names of `names`; anything else unchanged. */
+export const wireKind = (kind: string, names: WireNames): string =>
+  Object.hasOwn(names.policyKinds, kind) ? names.policyKinds[kind as CanonicalKind] : kind;
 
 /** The names under which a client may send one attribute, first the canonical one. */
 export const spellingsOf = (pick: (names: WireNames) => string): string[] => [

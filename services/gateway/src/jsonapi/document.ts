@@ -1,3 +1,5 @@
+import { timestampToIso } from '@policyhub/contracts';
+
 /** JSON:API document shapes and small builders shared by every serializer. */
 
 export interface Identifier {
@@ -20,11 +22,17 @@ export interface ResourceObject {
 
 export const API_PREFIX = '/api/v2';
 
-export const toOne = (type: string, id: string | null | undefined): Relationship => ({
+export const toOne = <T extends string>(
+  type: T,
+  id: string | null | undefined,
+): { data: { id: string; type: T } | null } => ({
   data: id ? { id, type } : null,
 });
 
-export const toMany = (type: string, ids: readonly string[]): Relationship => ({
+export const toMany = <T extends string>(
+  type: T,
+  ids: readonly string[],
+): { data: Array<{ id: string; type: T }> } => ({
   data: ids.map((id) => ({ id, type })),
 });
 
@@ -49,6 +57,13 @@ export class Included {
 export function single(resource: ResourceObject, included?: Included) {
   return included ? { data: resource, included: included.toArray() } : { data: resource };
 }
+
+/**
+ * A time every record has (`created-at`, `updated-at`): services always set it. Were one missing,
+ * this is `""`, which is what the schema serializer writes for a missing string anyway, and which
+ * the response-validation mode refuses (a timestamp's pattern).
+ */
+export const isoTime = (at: Parameters<typeof timestampToIso>[0]): string => timestampToIso(at) ?? '';
 
 /** Empty proto strings mean "not set" on the wire; JSON:API wants null there. */
 export const orNull = <T>(v: T | '' | undefined | null): T | null => (v === '' || v === undefined ? null : v);

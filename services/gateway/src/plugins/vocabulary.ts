@@ -1,33 +1,56 @@
 import type { FastifyInstance } from 'fastify';
 import type { ResourceObject } from '../jsonapi/document.js';
-import {
-  CANONICAL,
-  type CanonicalKind,
-  VOCABULARY,
-  type VocabularyProfile,
-  type WireNames,
-} from '../vocabulary.js';
+import type { ResourceDefinition } from '../schemas/resources.js';
+import { CANONICAL, VOCABULARY, type VocabularyProfile, type WireNames, wireKind } from '../vocabulary.js';
 
 /**
  * The served vocabulary profile at the edge. Serializers emit the canonical (spec) names; in any
  * other profile every response document — primary data, `included` and errors — is rewritten here,
  * once, so create, show, list and included stay identical to one another (DESIGN §4) and no
- * endpoint can forget the profile.
+ * endpoint can forget the profile. What differs in a resource's attributes is read off its
+ * definition (`wording` of its fields, `schemas/resources.ts`).
  */
-export function registerVocabulary(app: FastifyInstance, profile: VocabularyProfile): void {
+export function registerVocabulary(
+  app: FastifyInstance,
+  profile: VocabularyProfile,
+  definitions: readonly ResourceDefinition[],
+): void {
   const names = VOCABULARY[profile];
   if (names === CANONICAL) return;
-  app.addHook('preSerialization', async (_request, _reply, payload) => translateDocument(payload, names));
+  const translators = translatorsOf(definitions, names);
+  app.addHook('preSerialization', async (_request, _reply, payload) =>
+    translateDocument(payload, names, translators),
+  );
+}
+
+type AttributeTranslator = (attributes: Record<string, unknown>) => Record<string, unknown>;
+
+/** Each resource type's attribute translator in the profile `names`, where one differs. */
+function translatorsOf(definitions: readonly ResourceDefinition[], names: WireNames) {
+  const translators = new Map<string, AttributeTranslator>();
+  for (const definition of definitions) {
+    const translate = definition.translator(names);
+    if (!translate) continue;
+    // Two definitions of one type (organizations: the member's and the admin's view) share the
+    // type's documents; only one of them may word attributes differently.
+    if (translators.has(definition.type)) throw new Error(`two translations of ${definition.type}`);
+    translators.set(definition.type, translate);
+  }
+  return translators;
 }
 
 /** A response document (single, list, or errors) in the names of `names`; other payloads unchanged. */
-export function translateDocument(payload: unknown, names: WireNames): unknown {
+function translateDocument(
+  payload: unknown,
+  names: WireNames,
+  translators: ReadonlyMap<string, AttributeTranslator>,
+): unknown {
   if (!isRecord(payload)) return payload;
   const out: Record<string, unknown> = { ...payload };
-  if (Array.isArray(payload.data)) out.data = payload.data.map((r) => translateResource(r, names));
-  else if (isRecord(payload.data)) out.data = translateResource(payload.data, names);
-  if (Array.isArray(payload.included))
-    out.included = payload.included.map((r) => translateResource(r, names));
+  const translate = (r: unknown) => translateResource(r, names, translators);
+  if (Array.isArray(payload.data)) out.data = payload.data.map(translate);
+  else if (isRecord(payload.data)) out.data = translate(payload.data);
+  if (Array.isArray(payload.included)) out.included = payload.included.map(translate);
   if (Array.isArray(payload.errors)) out.errors = payload.errors.map((e) => translateError(e, names));
   return out;
 }
@@ -36,19 +59,6 @@ type Translator = (attributes: Record<string, unknown>, names: WireNames) => Rec
 
 /** Where the vocabulary appears in each resource type's attributes. */
 const TRANSLATORS: Record<string, Translator> = {
-  'policy-sets': (a, names) => {
-    const kind = a.kind as string;
-    const out: Record<string, unknown> = { ...a, kind: wireKind(kind, names) };
-    if (names.agentLeniency) {
-      if (kind === 'kind_a' && a['agent-enabled'] === false) {
-        out.overridable = null;
-        out['policy-tool-version'] = '';
-      } else if (kind === 'kind_b') {
-        out['agent-enabled'] = true;
-      }
-    }
-    return out;
-  },
   policies: (a, names) => ({ ...a, kind: wireKind(a.kind as string, names) }),
   'policy-checks': (a, names) =>
     isRecord(a.result)
@@ -65,9 +75,16 @@ const TRANSLATORS: Record<string, Translator> = {
     }),
 };
 
-function translateResource(resource: unknown, names: WireNames): unknown {
+function translateResource(
+  resource: unknown,
+  names: WireNames,
+  translators: ReadonlyMap<string, AttributeTranslator>,
+): unknown {
   if (!isRecord(resource) || !isRecord(resource.attributes)) return resource;
   const type = String(resource.type);
+  const defined = translators.get(type);
+  if (defined)
+    return { ...resource, attributes: defined(resource.attributes) } satisfies Partial<ResourceObject>;
   const translate = Object.hasOwn(TRANSLATORS, type) ? TRANSLATORS[type] : undefined;
   if (!translate) return resource;
   return { ...resource, attributes: translate(resource.attributes, names) } satisfies Partial<ResourceObject>;
@@ -86,9 +103,6 @@ function translateError(error: unknown, names: WireNames): unknown {
   const detail = error.detail.replace(/\bkind_[ab]\b/g, (k) => wireKind(k, names));
   return { ...error, detail };
 }
-
-const wireKind = (kind: string, names: WireNames): string =>
-  Object.hasOwn(names.policyKinds, kind) ? names.policyKinds[kind as CanonicalKind] : kind;
 
 /** The same object with some keys renamed, in the same key order. */
 function renameKeys(o: Record<string, unknown>, renames: Record<string, string>): Record<string, unknown> {

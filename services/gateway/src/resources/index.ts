@@ -1,4 +1,7 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { Api, RouteContext } from '../route-context.js';
+import { legacyResourceSchemas, type ResourceDefinition } from '../schemas/resources.js';
+import type { WireNames } from '../vocabulary.js';
 import { registerAdminOrganizationRoutes } from './admin-organizations/routes.js';
 import { registerCommentRoutes } from './comments/routes.js';
 import { registerConfigurationVersionRoutes } from './configuration-versions/routes.js';
@@ -7,6 +10,7 @@ import { registerOrganizationRoutes } from './organizations/routes.js';
 import { registerPlanRoutes } from './plans/routes.js';
 import { registerPolicyRoutes } from './policies/routes.js';
 import { registerPolicySetRoutes } from './policy-sets/routes.js';
+import { POLICY_SET } from './policy-sets/schema.js';
 import { registerPolicySetVersionRoutes } from './policy-set-versions/routes.js';
 import { registerPolicyCheckRoutes } from './policy-checks/routes.js';
 import { registerProjectRoutes } from './projects/routes.js';
@@ -37,3 +41,15 @@ export function registerResources(app: Api, ctx: RouteContext): void {
   registerCommentRoutes(app, ctx);
   registerPolicyCheckRoutes(app, ctx);
 }
+
+/**
+ * Every resource type's definition (its folder's `schema.ts`), by schema name: the shared response
+ * schemas and the vocabulary profile's translations are read off these.
+ */
+export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [POLICY_SET];
+
+/** Every shared resource schema, in the names of the served profile, by name. */
+export const resourceSchemas = (names: WireNames): TSchema[] =>
+  [...legacyResourceSchemas(names), ...RESOURCE_DEFINITIONS.map((d) => d.served(names))].sort((a, b) =>
+    String(a.$id) < String(b.$id) ? -1 : 1,
+  );

@@ -1,7 +1,19 @@
 import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { JSON_API } from '../jsonapi/media-type.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../jsonapi/pagination.js';
-import { closed, ifThenElse, nullable, RESOURCE_TYPES, type ResourceName } from './resources.js';
+import {
+  closed,
+  ifThenElse,
+  nullable,
+  RESOURCE_TYPES,
+  type ResourceDefinition,
+  type ResourceName,
+} from './resources.js';
+
+/** A shared resource schema: its definition (or, until it moves to its folder, its name). */
+export type Resource = ResourceName | Pick<ResourceDefinition, '$id' | 'type'>;
+const refOf = (r: Resource) => Type.Ref(typeof r === 'string' ? r : r.$id);
+const typeOf = (r: Resource) => (typeof r === 'string' ? RESOURCE_TYPES[r] : r.type);
 
 /**
  * Route schemas shared by every resource (ADR 0028): path parameters and query strings (always
@@ -79,17 +91,17 @@ export const ErrorDocument = closed(
  * `if`/`then`/`else` chain on `type` picks each element's schema (rather than an `anyOf`, which a
  * serializer resolves by validating the element against every alternative).
  */
-function includedMember(included: readonly ResourceName[], required = false) {
+function includedMember(included: readonly Resource[], required = false) {
   const member = Type.Array(byType(included), { description: 'Related resources asked for with `include`.' });
   return required ? member : Type.Optional(member);
 }
 
-const byType = ([first, ...rest]: readonly ResourceName[]): TSchema =>
+const byType = ([first, ...rest]: readonly Resource[]): TSchema =>
   rest.length === 0
-    ? Type.Ref(first!)
+    ? refOf(first!)
     : ifThenElse(
-        { type: 'object', properties: { type: { const: RESOURCE_TYPES[first!] } } },
-        Type.Ref(first!),
+        { type: 'object', properties: { type: { const: typeOf(first!) } } },
+        refOf(first!),
         byType(rest),
       );
 
@@ -114,13 +126,13 @@ const paginationMeta = (extra: TProperties = {}) => closed({ ...extra, paginatio
 
 export interface DocumentOptions {
   /** The resource types `include` may add (absent: the document never has `included`). */
-  included?: readonly ResourceName[];
+  included?: readonly Resource[];
 }
 
 /** `{"data": resource, "included"?}`, exactly (ADR 0031). */
-export const resourceDocument = (data: ResourceName, options: DocumentOptions = {}) =>
+export const resourceDocument = (data: Resource, options: DocumentOptions = {}) =>
   closed({
-    data: Type.Ref(data),
+    data: refOf(data),
     ...(options.included ? { included: includedMember(options.included) } : {}),
   });
 
@@ -132,10 +144,10 @@ export const resourceDocument = (data: ResourceName, options: DocumentOptions = 
  * writes members in schema order (it would put an optional member after the required ones).
  */
 export const listDocument = (
-  data: ResourceName,
+  data: Resource,
   options: DocumentOptions & { paged?: boolean; meta?: TProperties } = {},
 ) => {
-  const list = { data: Type.Array(Type.Ref(data)) };
+  const list = { data: Type.Array(refOf(data)) };
   if (options.paged === false) {
     return closed({
       ...list,

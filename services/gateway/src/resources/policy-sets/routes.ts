@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { single } from '../../jsonapi/document.js';
 import { AppError } from '@policyhub/errors';
 import { RequestDocument } from '../../jsonapi/body.js';
@@ -25,6 +24,7 @@ import {
 } from './body.js';
 import { includedFor, POLICY_SET_INCLUDES } from './included.js';
 import { registerPolicySetRelationshipRoutes } from './relationship-routes.js';
+import { POLICY_SET } from './schema.js';
 import { serializePolicySet } from './serializer.js';
 import { readKindFilter } from './words.js';
 import {
@@ -37,22 +37,7 @@ import {
   resourceDocument,
   schema,
 } from '../../schemas/common.js';
-import {
-  booleanAttribute,
-  objectAttribute,
-  resourceBody,
-  stringAttribute,
-  toManyRelationship,
-} from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
-
-const VCS_REPO = {
-  identifier: Type.String({ description: 'owner/repository' }),
-  branch: Type.String(),
-  'oauth-token-id': Type.String(),
-  'github-app-installation-id': Type.String(),
-  'ingress-submodules': Type.Boolean(),
-};
 
 /** `filter[versioned]`: absent = all sets; otherwise exactly `true` or `false`. */
 function readVersionedFilter(query: Query): boolean | undefined {
@@ -77,8 +62,8 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('policy-sets', {
         summary: 'Create a policy set',
         params: OrgParams,
-        body: policySetBody({ create: true }),
-        response: { 201: resourceDocument('PolicySet') },
+        body: POLICY_SET.body({ create: true }),
+        response: { 201: resourceDocument(POLICY_SET) },
       }),
       attachValidation: true,
     },
@@ -110,7 +95,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
           'filter[versioned]': 'true: only sets with versions; false: only sets without.',
         }),
         response: {
-          200: listDocument('PolicySet', {
+          200: listDocument(POLICY_SET, {
             included: ['Policy', 'Workspace', 'Project', 'PolicySetVersion'],
           }),
         },
@@ -148,7 +133,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
         params: IdParams,
         querystring: query({}, { include: POLICY_SET_INCLUDES }),
         response: {
-          200: resourceDocument('PolicySet', {
+          200: resourceDocument(POLICY_SET, {
             included: ['Policy', 'Workspace', 'Project', 'PolicySetVersion'],
           }),
         },
@@ -174,8 +159,8 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('policy-sets', {
         summary: 'Update a policy set',
         params: IdParams,
-        body: policySetBody({ create: false }),
-        response: { 200: resourceDocument('PolicySet') },
+        body: POLICY_SET.body({ create: false }),
+        response: { 200: resourceDocument(POLICY_SET) },
       }),
       attachValidation: true,
     },
@@ -211,34 +196,4 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
   );
 
   registerPolicySetRelationshipRoutes(app, ctx);
-}
-
-/** The policy set document of create and update; only create requires a name. */
-function policySetBody({ create }: { create: boolean }) {
-  return resourceBody(
-    'policy-sets',
-    {
-      name: stringAttribute('name', { required: create, present: true, maxLength: 200 }),
-      description: stringAttribute('description', { maxLength: 10_000 }),
-      global: booleanAttribute('global'),
-      kind: stringAttribute('kind', {
-        present: true,
-        maxLength: 50,
-        description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
-      }),
-      overridable: booleanAttribute('overridable'),
-      'agent-enabled': booleanAttribute('agent-enabled'),
-      'policy-tool-version': stringAttribute('policy-tool-version', { maxLength: 200 }),
-      'policies-path': stringAttribute('policies-path', { maxLength: 2_000 }),
-      'vcs-repo': objectAttribute('vcs-repo', 'The VCS repository; null clears it.', VCS_REPO),
-    },
-    {
-      relationships: {
-        policies: toManyRelationship('policies', 'policies'),
-        workspaces: toManyRelationship('workspaces', 'workspaces'),
-        projects: toManyRelationship('projects', 'projects'),
-        'workspace-exclusions': toManyRelationship('workspace-exclusions', 'workspaces'),
-      },
-    },
-  );
 }

@@ -1,5 +1,9 @@
-import { type policysetsV1, policyKind, timestampToIso } from '@policyhub/contracts';
-import { type ResourceObject, selfLink, toMany, toOne } from '../../jsonapi/document.js';
+import { type policysetsV1, policyKind } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { isoTime, selfLink, toMany, toOne } from '../../jsonapi/document.js';
+import type { POLICY_SET } from './schema.js';
+
+export type PolicySetObject = Static<typeof POLICY_SET.schema>;
 
 const serializeVcsRepo = (v: policysetsV1.VcsRepo__Output) => ({
   branch: v.branch ?? null,
@@ -15,7 +19,7 @@ const serializeVcsRepo = (v: policysetsV1.VcsRepo__Output) => ({
  * present as linkage without `include`; a global set omits `projects` and `workspaces` because it
  * is implicitly related to every workspace of its organization.
  */
-export function serializePolicySet(s: policysetsV1.PolicySet__Output): ResourceObject {
+export function serializePolicySet(s: policysetsV1.PolicySet__Output): PolicySetObject {
   return {
     id: s.id,
     type: 'policy-sets',
@@ -33,8 +37,8 @@ export function serializePolicySet(s: policysetsV1.PolicySet__Output): ResourceO
       'policy-count': s.policyCount,
       'workspace-count': s.workspaceCount,
       'project-count': s.projectCount,
-      'created-at': timestampToIso(s.createdAt),
-      'updated-at': timestampToIso(s.updatedAt),
+      'created-at': isoTime(s.createdAt),
+      'updated-at': isoTime(s.updatedAt),
     },
     relationships: {
       organization: toOne('organizations', s.organization),

@@ -1,6 +1,7 @@
 import { type EnumMapping, enforcementLevel, type policysetsV1, policyKind } from '@policyhub/contracts';
 import { invalidAttribute } from '@policyhub/errors';
-import { canonicalKind } from '../../vocabulary.js';
+import { enumOf, field, write } from '../../schemas/resources.js';
+import { canonicalKind, wireKind } from '../../vocabulary.js';
 
 /**
  * The words clients send for the enums of policies and policy sets, read into enum values
@@ -56,3 +57,19 @@ export const readEnforcementLevel = (
         `Enforcement level must be one of ${enforcementLevel.words.join(', ')}`,
       )
     : undefined;
+
+/**
+ * The `kind` attribute of policies and policy sets: served in the profile's word (`sentinel` for
+ * kind_a in `tfe`), read in either vocabulary (`readKind`).
+ */
+export const policyKindField = field(enumOf(policyKind.words, 'Policy kind.'), {
+  write: write.string({
+    present: true,
+    maxLength: 50,
+    description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
+  }),
+  wording: {
+    schema: (names) => enumOf(Object.values(names.policyKinds), 'Policy kind.'),
+    value: (kind, names) => wireKind(kind as string, names),
+  },
+});
