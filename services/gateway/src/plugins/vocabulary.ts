@@ -59,7 +59,6 @@ type Translator = (attributes: Record<string, unknown>, names: WireNames) => Rec
 
 /** Where the vocabulary appears in each resource type's attributes. */
 const TRANSLATORS: Record<string, Translator> = {
-  policies: (a, names) => ({ ...a, kind: wireKind(a.kind as string, names) }),
   'policy-checks': (a, names) =>
     isRecord(a.result)
       ? {

@@ -9,6 +9,7 @@ import { registerMetaRoutes } from './meta/routes.js';
 import { registerOrganizationRoutes } from './organizations/routes.js';
 import { registerPlanRoutes } from './plans/routes.js';
 import { registerPolicyRoutes } from './policies/routes.js';
+import { POLICY } from './policies/schema.js';
 import { registerPolicySetRoutes } from './policy-sets/routes.js';
 import { POLICY_SET } from './policy-sets/schema.js';
 import { registerPolicySetVersionRoutes } from './policy-set-versions/routes.js';
@@ -46,7 +47,7 @@ export function registerResources(app: Api, ctx: RouteContext): void {
  * Every resource type's definition (its folder's `schema.ts`), by schema name: the shared response
  * schemas and the vocabulary profile's translations are read off these.
  */
-export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [POLICY_SET];
+export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [POLICY, POLICY_SET];
 
 /** Every shared resource schema, in the names of the served profile, by name. */
 export const resourceSchemas = (names: WireNames): TSchema[] =>

@@ -1,6 +1,5 @@
 import {
   configurationVersionStatus,
-  enforcementLevel,
   planStatus,
   policyCheckScope,
   policyCheckStatus,
@@ -403,35 +402,11 @@ function resource(
 // Closed sets of words come from the contracts' enum tables (ADR 0035), so a new status appears
 // in the schemas, the validation mode and the OpenAPI document with its enum value.
 const POLICY_SET_VERSION_STATUS = policySetVersionStatus.words;
-const ENFORCEMENT_LEVELS = enforcementLevel.words;
 const RUN_STATUS = runStatus.words;
 const POLICY_CHECK_STATUS = policyCheckStatus.words;
 
 /** Every shared resource schema, in the names of the served profile. */
 export function legacyResourceSchemas(names: WireNames): TSchema[] {
-  const kind = oneOf(Object.values(names.policyKinds), 'Policy kind.');
-  const policy = resource(
-    'Policy',
-    {
-      attributes: {
-        name: Type.String(),
-        description: nullable(Type.String()),
-        kind,
-        query: nullable(Type.String()),
-        'enforcement-level': oneOf(ENFORCEMENT_LEVELS),
-        enforce: Type.Array(closed({ path: Type.String(), mode: oneOf(ENFORCEMENT_LEVELS) }), {
-          description: 'Deprecated form of the enforcement level (one element).',
-        }),
-        'policy-set-count': Count,
-        'created-at': Timestamp,
-        'updated-at': Timestamp,
-      },
-      relationships: { organization: toOne('organizations'), 'policy-sets': toMany('policy-sets') },
-      links: { ...self, upload: Type.String(), download: Type.String() },
-    },
-    'A policy.',
-  );
-
   const uploadUrl = nullable(
     Type.String({ description: 'Absolute single-use upload URL while usable, else null.' }),
   );
@@ -733,7 +708,6 @@ export function legacyResourceSchemas(names: WireNames): TSchema[] {
     configurationVersion,
     organization,
     plan,
-    policy,
     policyCheck,
     policySetVersion,
     project,

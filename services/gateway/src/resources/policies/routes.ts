@@ -18,7 +18,9 @@ import {
 import { createPolicyFields, readPolicyAttributes, updatePolicyFields } from './body.js';
 import { readKindFilter } from '../policy-sets/words.js';
 import { registerPolicyCodeRoutes } from './code-routes.js';
+import { POLICY_SET } from '../policy-sets/schema.js';
 import { serializePolicySet } from '../policy-sets/serializer.js';
+import { POLICY } from './schema.js';
 import { serializePolicy } from './serializer.js';
 import {
   IdParams,
@@ -30,7 +32,6 @@ import {
   resourceDocument,
   schema,
 } from '../../schemas/common.js';
-import { describedAttribute, resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 
 const POLICY_INCLUDES = ['policy_sets'] as const;
@@ -57,22 +58,8 @@ export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('policies', {
         summary: 'Create a policy',
         params: OrgParams,
-        body: resourceBody('policies', {
-          name: stringAttribute('name', { required: true, present: true, maxLength: 200 }),
-          description: stringAttribute('description', { maxLength: 10_000 }),
-          kind: stringAttribute('kind', {
-            present: true,
-            maxLength: 50,
-            description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
-          }),
-          query: stringAttribute('query', { maxLength: 10_000 }),
-          'enforcement-level': stringAttribute('enforcement-level', { maxLength: 50 }),
-          enforce: describedAttribute(
-            'Deprecated: [{"path", "mode"}]; the first element carries the enforcement level.',
-            { type: ['array', 'null'] },
-          ),
-        }),
-        response: { 201: resourceDocument('Policy') },
+        body: POLICY.body({ create: true }),
+        response: { 201: resourceDocument(POLICY) },
       }),
       attachValidation: true,
     },
@@ -100,7 +87,7 @@ export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
           'search[name]': 'Policies whose name contains this text.',
           'filter[kind]': 'Only policies of this kind.',
         }),
-        response: { 200: listDocument('Policy', { included: ['PolicySet'] }) },
+        response: { 200: listDocument(POLICY, { included: [POLICY_SET] }) },
       }),
     },
     async (request, reply) => {
@@ -132,7 +119,7 @@ export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a policy',
         params: IdParams,
         querystring: query({}, { include: POLICY_INCLUDES }),
-        response: { 200: resourceDocument('Policy', { included: ['PolicySet'] }) },
+        response: { 200: resourceDocument(POLICY, { included: [POLICY_SET] }) },
       }),
     },
     async (request, reply) => {
@@ -152,22 +139,8 @@ export function registerPolicyRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('policies', {
         summary: 'Update a policy',
         params: IdParams,
-        body: resourceBody('policies', {
-          name: stringAttribute('name', { present: true, maxLength: 200 }),
-          description: stringAttribute('description', { maxLength: 10_000 }),
-          kind: stringAttribute('kind', {
-            present: true,
-            maxLength: 50,
-            description: 'Policy kind: kind_a or kind_b (`sentinel`/`opa` are read too).',
-          }),
-          query: stringAttribute('query', { maxLength: 10_000 }),
-          'enforcement-level': stringAttribute('enforcement-level', { maxLength: 50 }),
-          enforce: describedAttribute(
-            'Deprecated: [{"path", "mode"}]; the first element carries the enforcement level.',
-            { type: ['array', 'null'] },
-          ),
-        }),
-        response: { 200: resourceDocument('Policy') },
+        body: POLICY.body({ create: false }),
+        response: { 200: resourceDocument(POLICY) },
       }),
       attachValidation: true,
     },

@@ -1,5 +1,9 @@
-import { enforcementLevel, type policysetsV1, policyKind, timestampToIso } from '@policyhub/contracts';
-import { API_PREFIX, type ResourceObject, toMany, toOne } from '../../jsonapi/document.js';
+import { enforcementLevel, type policysetsV1, policyKind } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { API_PREFIX, isoTime, toMany, toOne } from '../../jsonapi/document.js';
+import type { POLICY } from './schema.js';
+
+export type PolicyObject = Static<typeof POLICY.schema>;
 
 /**
  * File name shown in the deprecated `enforce` form when the client never sent one. Not a spec
@@ -11,7 +15,7 @@ const defaultEnforcePath = (name: string) => `${name}.policy`;
  * The one serializer of `policies` (create, show, list, included). The enforcement level is
  * emitted both as `enforcement-level` and in the deprecated `enforce: [{path, mode}]` form.
  */
-export function serializePolicy(p: policysetsV1.Policy__Output): ResourceObject {
+export function serializePolicy(p: policysetsV1.Policy__Output): PolicyObject {
   const level = enforcementLevel.toWord(p.enforcementLevel);
   return {
     id: p.id,
@@ -24,8 +28,8 @@ export function serializePolicy(p: policysetsV1.Policy__Output): ResourceObject 
       'enforcement-level': level,
       enforce: [{ path: p.enforcePath ?? defaultEnforcePath(p.name), mode: level }],
       'policy-set-count': p.policySetCount,
-      'created-at': timestampToIso(p.createdAt),
-      'updated-at': timestampToIso(p.updatedAt),
+      'created-at': isoTime(p.createdAt),
+      'updated-at': isoTime(p.updatedAt),
     },
     relationships: {
       organization: toOne('organizations', p.organization),
