@@ -5,6 +5,7 @@ import type { WireNames } from '../vocabulary.js';
 import { registerAdminOrganizationRoutes } from './admin-organizations/routes.js';
 import { registerCommentRoutes } from './comments/routes.js';
 import { registerConfigurationVersionRoutes } from './configuration-versions/routes.js';
+import { CONFIGURATION_VERSION } from './configuration-versions/schema.js';
 import { registerMetaRoutes } from './meta/routes.js';
 import { registerOrganizationRoutes } from './organizations/routes.js';
 import { registerPlanRoutes } from './plans/routes.js';
@@ -13,6 +14,7 @@ import { POLICY } from './policies/schema.js';
 import { registerPolicySetRoutes } from './policy-sets/routes.js';
 import { POLICY_SET } from './policy-sets/schema.js';
 import { registerPolicySetVersionRoutes } from './policy-set-versions/routes.js';
+import { POLICY_SET_VERSION } from './policy-set-versions/schema.js';
 import { registerPolicyCheckRoutes } from './policy-checks/routes.js';
 import { registerProjectRoutes } from './projects/routes.js';
 import { registerRunEventRoutes } from './run-events/routes.js';
@@ -47,7 +49,12 @@ export function registerResources(app: Api, ctx: RouteContext): void {
  * Every resource type's definition (its folder's `schema.ts`), by schema name: the shared response
  * schemas and the vocabulary profile's translations are read off these.
  */
-export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [POLICY, POLICY_SET];
+export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
+  CONFIGURATION_VERSION,
+  POLICY,
+  POLICY_SET,
+  POLICY_SET_VERSION,
+];
 
 /** Every shared resource schema, in the names of the served profile, by name. */
 export const resourceSchemas = (names: WireNames): TSchema[] =>

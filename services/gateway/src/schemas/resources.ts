@@ -1,15 +1,14 @@
 import {
-  configurationVersionStatus,
   planStatus,
   policyCheckScope,
   policyCheckStatus,
-  policySetVersionStatus,
   runEventAction,
   runStatus,
   teamVisibility,
 } from '@policyhub/contracts';
 import { PERMISSIONS } from '@policyhub/grpc-runtime';
 import {
+  Kind,
   type Static,
   type TProperties,
   type TSchema,
@@ -103,6 +102,11 @@ export const toOneSet = <T extends string>(type: T) => closed({ data: identifier
 export const toMany = <T extends string>(type: T) => closed({ data: Type.Array(identifier(type)) });
 /** `{"links": {"related": url}}` (no linkage). */
 export const relatedOnly = () => closed({ links: closed({ related: Type.String() }) });
+
+/** A capability URL for an upload (policy set and configuration versions). */
+export const UploadUrl = nullable(
+  Type.String({ description: 'Absolute single-use upload URL while usable, else null.' }),
+);
 
 /** `links.self`. */
 export const self = { self: Type.String() };
@@ -236,7 +240,7 @@ export interface ResourceDefinition<S extends TSchema = TSchema> {
   ): ((attributes: Record<string, unknown>) => Record<string, unknown>) | undefined;
 }
 
-const asField = (f: Field | TSchema): Field => (TypeGuard.IsSchema(f) ? { schema: f } : f);
+const asField = (f: Field | TSchema): Field => (Kind in f ? { schema: f as TSchema } : (f as Field));
 
 export function defineResource<
   T extends string,
@@ -401,36 +405,11 @@ function resource(
 
 // Closed sets of words come from the contracts' enum tables (ADR 0035), so a new status appears
 // in the schemas, the validation mode and the OpenAPI document with its enum value.
-const POLICY_SET_VERSION_STATUS = policySetVersionStatus.words;
 const RUN_STATUS = runStatus.words;
 const POLICY_CHECK_STATUS = policyCheckStatus.words;
 
 /** Every shared resource schema, in the names of the served profile. */
 export function legacyResourceSchemas(names: WireNames): TSchema[] {
-  const uploadUrl = nullable(
-    Type.String({ description: 'Absolute single-use upload URL while usable, else null.' }),
-  );
-  const policySetVersion = resource(
-    'PolicySetVersion',
-    {
-      attributes: {
-        source: Type.String(),
-        status: oneOf(POLICY_SET_VERSION_STATUS),
-        'status-timestamps': statusTimestamps('`pending-at`, `ready-at`, `errored-at`.'),
-        error: nullable(Type.String()),
-        'error-message': nullable(Type.String()),
-        'ingress-attributes': Type.Null(),
-        'created-at': Timestamp,
-        'updated-at': Timestamp,
-        created_at: Timestamp,
-        upload: uploadUrl,
-      },
-      relationships: { 'policy-set': toOne('policy-sets') },
-      links: { ...self, upload: uploadUrl },
-    },
-    'A policy set version (an uploaded archive of policies).',
-  );
-
   const policyCheck = resource(
     'PolicyCheck',
     {
@@ -514,29 +493,6 @@ export function legacyResourceSchemas(names: WireNames): TSchema[] {
       links: { ...self, 'json-output': Type.String() },
     },
     "A run's plan.",
-  );
-
-  const configurationVersion = resource(
-    'ConfigurationVersion',
-    {
-      attributes: {
-        'auto-queue-runs': Type.Boolean(),
-        error: nullable(Type.String()),
-        'error-message': nullable(Type.String()),
-        source: Type.String(),
-        speculative: Type.Boolean(),
-        provisional: Type.Boolean(),
-        status: oneOf(configurationVersionStatus.words),
-        'status-timestamps': statusTimestamps('`pending-at`, `uploaded-at`, `finished-at`, …'),
-        'upload-url': uploadUrl,
-        'created-at': Timestamp,
-      },
-      relationships: {
-        'ingress-attributes': closed({ data: Type.Null(), links: closed({ related: Type.String() }) }),
-      },
-      links: { ...self, download: Type.String() },
-    },
-    'A configuration version of a workspace.',
   );
 
   const comment = resource(
@@ -705,11 +661,9 @@ export function legacyResourceSchemas(names: WireNames): TSchema[] {
     adminOrganization,
     authenticationToken,
     comment,
-    configurationVersion,
     organization,
     plan,
     policyCheck,
-    policySetVersion,
     project,
     run,
     runEvent,

@@ -11,9 +11,9 @@ import {
   queryOf,
   sendDocument,
 } from '../../route-context.js';
+import { CONFIGURATION_VERSION } from './schema.js';
 import { serializeConfigurationVersion } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
-import { booleanAttribute, resourceBody } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 import { Type } from '@sinclair/typebox';
 
@@ -30,16 +30,8 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
       schema: schema('configuration-versions', {
         summary: 'Create a configuration version (the body is optional)',
         params: IdParams,
-        body: resourceBody(
-          'configuration-versions',
-          {
-            'auto-queue-runs': booleanAttribute('auto-queue-runs', 'Default true.'),
-            speculative: booleanAttribute('speculative', 'Default false.'),
-            provisional: booleanAttribute('provisional', 'Default false.'),
-          },
-          { typeOptional: true },
-        ),
-        response: { 201: resourceDocument('ConfigurationVersion') },
+        body: CONFIGURATION_VERSION.body({ create: true, typeOptional: true }),
+        response: { 201: resourceDocument(CONFIGURATION_VERSION) },
       }),
       attachValidation: true,
     },
@@ -69,7 +61,7 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
         summary: 'Show a configuration version',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('ConfigurationVersion') },
+        response: { 200: resourceDocument(CONFIGURATION_VERSION) },
       }),
     },
     async (request, reply) => {
@@ -91,7 +83,7 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
         summary: "List a workspace's configuration versions",
         params: IdParams,
         querystring: listQuery([]),
-        response: { 200: listDocument('ConfigurationVersion') },
+        response: { 200: listDocument(CONFIGURATION_VERSION) },
       }),
     },
     async (request, reply) => {

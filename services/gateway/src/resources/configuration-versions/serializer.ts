@@ -1,12 +1,11 @@
-import {
-  configurationVersionSource,
-  configurationVersionStatus,
-  type runsV1,
-  timestampToIso,
-} from '@policyhub/contracts';
-import { API_PREFIX, type ResourceObject, selfLink } from '../../jsonapi/document.js';
+import { configurationVersionSource, configurationVersionStatus, type runsV1 } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { API_PREFIX, isoTime, selfLink } from '../../jsonapi/document.js';
 import { serializeStatusTimestamps } from '../../jsonapi/status-timestamps.js';
 import { uploadUrl } from '../policy-set-versions/serializer.js';
+import type { CONFIGURATION_VERSION } from './schema.js';
+
+export type ConfigurationVersionObject = Static<typeof CONFIGURATION_VERSION.schema>;
 
 /**
  * The one serializer of `configuration-versions` (create, show, list), in upstream's shape (the
@@ -16,7 +15,7 @@ import { uploadUrl } from '../policy-set-versions/serializer.js';
 export function serializeConfigurationVersion(
   v: runsV1.ConfigurationVersion__Output,
   baseUrl: string,
-): ResourceObject {
+): ConfigurationVersionObject {
   return {
     id: v.id,
     type: 'configuration-versions',
@@ -30,7 +29,7 @@ export function serializeConfigurationVersion(
       status: configurationVersionStatus.toWord(v.status),
       'status-timestamps': serializeStatusTimestamps(v.statusTimestamps, { 'finished-at': v.finishedAt }),
       'upload-url': v.uploadToken === undefined ? null : uploadUrl(baseUrl, v.uploadToken),
-      'created-at': timestampToIso(v.createdAt),
+      'created-at': isoTime(v.createdAt),
     },
     relationships: {
       'ingress-attributes': {

@@ -13,6 +13,8 @@ import {
   pageDocument,
 } from '../../route-context.js';
 import { serializePolicySet } from '../policy-sets/serializer.js';
+import { POLICY_SET } from '../policy-sets/schema.js';
+import { POLICY_SET_VERSION } from './schema.js';
 import { serializePolicySetVersion } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
 
@@ -48,7 +50,7 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
       schema: schema('policy-set-versions', {
         summary: 'Create a policy set version (no body); its upload URL is in links.upload',
         params: IdParams,
-        response: { 201: resourceDocument('PolicySetVersion') },
+        response: { 201: resourceDocument(POLICY_SET_VERSION) },
       }),
     },
     async (request, reply) => {
@@ -67,7 +69,7 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
         summary: 'Show a policy set version',
         params: IdParams,
         querystring: query({}, { include: VERSION_INCLUDES }),
-        response: { 200: resourceDocument('PolicySetVersion', { included: ['PolicySet'] }) },
+        response: { 200: resourceDocument(POLICY_SET_VERSION, { included: [POLICY_SET] }) },
       }),
     },
     async (request, reply) => {
@@ -91,7 +93,7 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
         summary: "List a policy set's versions",
         params: IdParams,
         querystring: listQuery(VERSION_INCLUDES),
-        response: { 200: listDocument('PolicySetVersion', { included: ['PolicySet'] }) },
+        response: { 200: listDocument(POLICY_SET_VERSION, { included: [POLICY_SET] }) },
       }),
     },
     async (request, reply) => {

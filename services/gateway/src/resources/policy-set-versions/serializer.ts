@@ -4,7 +4,11 @@ import {
   policySetVersionStatus,
   timestampToIso,
 } from '@policyhub/contracts';
-import { type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
+import type { Static } from '@sinclair/typebox';
+import { isoTime, selfLink, toOne } from '../../jsonapi/document.js';
+import type { POLICY_SET_VERSION } from './schema.js';
+
+export type PolicySetVersionObject = Static<typeof POLICY_SET_VERSION.schema>;
 
 /** Absolute upload URL for a capability token (DESIGN §7). */
 export const uploadUrl = (baseUrl: string, token: string): string => `${baseUrl}/api/v2/uploads/${token}`;
@@ -30,9 +34,9 @@ function statusTimestamps(t: policysetsV1.PolicySetVersionStatusTimestamps__Outp
 export function serializePolicySetVersion(
   v: policysetsV1.PolicySetVersion__Output,
   baseUrl: string,
-): ResourceObject {
+): PolicySetVersionObject {
   const upload = v.uploadToken ? uploadUrl(baseUrl, v.uploadToken) : null;
-  const createdAt = timestampToIso(v.createdAt);
+  const createdAt = isoTime(v.createdAt);
   return {
     id: v.id,
     type: 'policy-set-versions',
@@ -44,7 +48,7 @@ export function serializePolicySetVersion(
       'error-message': v.errorMessage ?? null,
       'ingress-attributes': null,
       'created-at': createdAt,
-      'updated-at': timestampToIso(v.updatedAt),
+      'updated-at': isoTime(v.updatedAt),
       created_at: createdAt,
       upload,
     },

@@ -24,6 +24,8 @@ import {
 } from './body.js';
 import { includedFor, POLICY_SET_INCLUDES } from './included.js';
 import { registerPolicySetRelationshipRoutes } from './relationship-routes.js';
+import { POLICY } from '../policies/schema.js';
+import { POLICY_SET_VERSION } from '../policy-set-versions/schema.js';
 import { POLICY_SET } from './schema.js';
 import { serializePolicySet } from './serializer.js';
 import { readKindFilter } from './words.js';
@@ -96,7 +98,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
         }),
         response: {
           200: listDocument(POLICY_SET, {
-            included: ['Policy', 'Workspace', 'Project', 'PolicySetVersion'],
+            included: [POLICY, 'Workspace', 'Project', POLICY_SET_VERSION],
           }),
         },
       }),
@@ -134,7 +136,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
         querystring: query({}, { include: POLICY_SET_INCLUDES }),
         response: {
           200: resourceDocument(POLICY_SET, {
-            included: ['Policy', 'Workspace', 'Project', 'PolicySetVersion'],
+            included: [POLICY, 'Workspace', 'Project', POLICY_SET_VERSION],
           }),
         },
       }),
