@@ -59,13 +59,6 @@ type Translator = (attributes: Record<string, unknown>, names: WireNames) => Rec
 
 /** Where the vocabulary appears in each resource type's attributes. */
 const TRANSLATORS: Record<string, Translator> = {
-  'policy-checks': (a, names) =>
-    isRecord(a.result)
-      ? {
-          ...a,
-          result: renameKeys(a.result, { [CANONICAL.policyCheckEngineKey]: names.policyCheckEngineKey }),
-        }
-      : a,
   organizations: (a, names) =>
     renameKeys(a, {
       [CANONICAL.workerSudoEnabled]: names.workerSudoEnabled,

@@ -4,11 +4,13 @@ import { legacyResourceSchemas, type ResourceDefinition } from '../schemas/resou
 import type { WireNames } from '../vocabulary.js';
 import { registerAdminOrganizationRoutes } from './admin-organizations/routes.js';
 import { registerCommentRoutes } from './comments/routes.js';
+import { COMMENT } from './comments/schema.js';
 import { registerConfigurationVersionRoutes } from './configuration-versions/routes.js';
 import { CONFIGURATION_VERSION } from './configuration-versions/schema.js';
 import { registerMetaRoutes } from './meta/routes.js';
 import { registerOrganizationRoutes } from './organizations/routes.js';
 import { registerPlanRoutes } from './plans/routes.js';
+import { PLAN } from './plans/schema.js';
 import { registerPolicyRoutes } from './policies/routes.js';
 import { POLICY } from './policies/schema.js';
 import { registerPolicySetRoutes } from './policy-sets/routes.js';
@@ -16,9 +18,12 @@ import { POLICY_SET } from './policy-sets/schema.js';
 import { registerPolicySetVersionRoutes } from './policy-set-versions/routes.js';
 import { POLICY_SET_VERSION } from './policy-set-versions/schema.js';
 import { registerPolicyCheckRoutes } from './policy-checks/routes.js';
+import { POLICY_CHECK } from './policy-checks/schema.js';
 import { registerProjectRoutes } from './projects/routes.js';
 import { registerRunEventRoutes } from './run-events/routes.js';
+import { RUN_EVENT } from './run-events/schema.js';
 import { registerRunRoutes } from './runs/routes.js';
+import { RUN } from './runs/schema.js';
 import { registerTeamRoutes } from './teams/routes.js';
 import { registerUploadRoutes } from './uploads/routes.js';
 import { registerUserRoutes } from './users/routes.js';
@@ -50,10 +55,15 @@ export function registerResources(app: Api, ctx: RouteContext): void {
  * schemas and the vocabulary profile's translations are read off these.
  */
 export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
+  COMMENT,
   CONFIGURATION_VERSION,
+  PLAN,
   POLICY,
+  POLICY_CHECK,
   POLICY_SET,
   POLICY_SET_VERSION,
+  RUN,
+  RUN_EVENT,
 ];
 
 /** Every shared resource schema, in the names of the served profile, by name. */

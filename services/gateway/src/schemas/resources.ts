@@ -1,11 +1,4 @@
-import {
-  planStatus,
-  policyCheckScope,
-  policyCheckStatus,
-  runEventAction,
-  runStatus,
-  teamVisibility,
-} from '@policyhub/contracts';
+import { teamVisibility } from '@policyhub/contracts';
 import { PERMISSIONS } from '@policyhub/grpc-runtime';
 import {
   Kind,
@@ -405,127 +398,9 @@ function resource(
 
 // Closed sets of words come from the contracts' enum tables (ADR 0035), so a new status appears
 // in the schemas, the validation mode and the OpenAPI document with its enum value.
-const RUN_STATUS = runStatus.words;
-const POLICY_CHECK_STATUS = policyCheckStatus.words;
 
 /** Every shared resource schema, in the names of the served profile. */
 export function legacyResourceSchemas(names: WireNames): TSchema[] {
-  const policyCheck = resource(
-    'PolicyCheck',
-    {
-      attributes: {
-        result: nullable(
-          closed({
-            result: Type.Boolean(),
-            passed: Count,
-            'total-failed': Count,
-            'hard-failed': Count,
-            'soft-failed': Count,
-            'advisory-failed': Count,
-            'duration-ms': Count,
-            duration: Count,
-            [names.policyCheckEngineKey]: Type.Object(
-              {},
-              { additionalProperties: true, description: "The engine's own output, opaque to clients." },
-            ),
-          }),
-        ),
-        scope: oneOf(policyCheckScope.words),
-        status: oneOf(POLICY_CHECK_STATUS),
-        'status-timestamps': statusTimestamps('`queued-at`, `passed-at`, …'),
-        actions: closed({ 'is-overridable': Type.Boolean() }),
-        permissions: closed({ 'can-override': Type.Boolean() }),
-        'created-at': Timestamp,
-      },
-      relationships: { run: toOne('runs') },
-      links: { ...self, output: Type.String() },
-    },
-    'A policy check of a run (result is null until evaluated).',
-  );
-
-  const run = resource(
-    'Run',
-    {
-      attributes: {
-        status: oneOf(RUN_STATUS),
-        'status-timestamps': statusTimestamps('`pending-at`, `policy-checked-at`, …'),
-        message: Type.String(),
-        source: Type.Literal('tfe-api'),
-        'plan-only': Type.Boolean(),
-        'is-destroy': Type.Literal(false),
-        'auto-apply': Type.Literal(false),
-        'created-at': Timestamp,
-        actions: closed({
-          'is-cancelable': Type.Boolean(),
-          'is-confirmable': Type.Literal(false),
-          'is-discardable': Type.Literal(false),
-          'is-force-cancelable': Type.Literal(false),
-        }),
-        permissions: closed({ 'can-comment': Type.Boolean() }),
-      },
-      relationships: {
-        workspace: toOne('workspaces'),
-        'configuration-version': toOne('configuration-versions'),
-        plan: toOne('plans'),
-        'policy-checks': toMany('policy-checks'),
-        comments: toMany('comments'),
-        'run-events': toMany('run-events'),
-      },
-      links: self,
-    },
-    'A run.',
-  );
-
-  const plan = resource(
-    'Plan',
-    {
-      attributes: {
-        status: oneOf(planStatus.words),
-        'status-timestamps': statusTimestamps('`pending-at`, `finished-at`, …'),
-        'has-changes': Type.Boolean(),
-        'resource-additions': Count,
-        'resource-changes': Count,
-        'resource-destructions': Count,
-        'resource-imports': Count,
-        'log-read-url': Type.Null(),
-      },
-      relationships: { run: toOne('runs') },
-      links: { ...self, 'json-output': Type.String() },
-    },
-    "A run's plan.",
-  );
-
-  const comment = resource(
-    'Comment',
-    {
-      attributes: { body: Type.String() },
-      relationships: {
-        'run-event': closed({ data: identifier('run-events'), links: closed({ related: Type.String() }) }),
-      },
-      links: self,
-    },
-    'A comment on a run.',
-  );
-
-  const runEvent = resource(
-    'RunEvent',
-    {
-      attributes: {
-        action: oneOf(runEventAction.words),
-        description: nullable(Type.String()),
-        'created-at': Timestamp,
-      },
-      relationships: {
-        run: toOne('runs'),
-        actor: toOne('users'),
-        comment: toOne('comments'),
-        'policy-check': toOne('policy-checks'),
-      },
-      links: self,
-    },
-    'Something that happened to a run.',
-  );
-
   const organization = resource(
     'Organization',
     {
@@ -657,18 +532,5 @@ export function legacyResourceSchemas(names: WireNames): TSchema[] {
     "A user's API token.",
   );
 
-  return [
-    adminOrganization,
-    authenticationToken,
-    comment,
-    organization,
-    plan,
-    policyCheck,
-    project,
-    run,
-    runEvent,
-    team,
-    user,
-    workspace,
-  ];
+  return [adminOrganization, authenticationToken, organization, project, team, user, workspace];
 }

@@ -11,9 +11,9 @@ import {
   sendDocument,
   pageDocument,
 } from '../../route-context.js';
+import { COMMENT } from './schema.js';
 import { serializeComment } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
-import { resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 
 export function registerCommentRoutes(app: Api, ctx: RouteContext): void {
@@ -37,10 +37,8 @@ export function registerCommentRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('comments', {
         summary: 'Comment on a run',
         params: IdParams,
-        body: resourceBody('comments', {
-          body: stringAttribute('body', { required: true, maxLength: 65_536 }),
-        }),
-        response: { 201: resourceDocument('Comment') },
+        body: COMMENT.body({ create: true }),
+        response: { 201: resourceDocument(COMMENT) },
       }),
       attachValidation: true,
     },
@@ -59,7 +57,7 @@ export function registerCommentRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a run's comments",
         params: IdParams,
         querystring: listQuery([]),
-        response: { 200: listDocument('Comment') },
+        response: { 200: listDocument(COMMENT) },
       }),
     },
     async (request, reply) => {
@@ -82,7 +80,7 @@ export function registerCommentRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a comment',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('Comment') },
+        response: { 200: resourceDocument(COMMENT) },
       }),
     },
     async (request, reply) => {

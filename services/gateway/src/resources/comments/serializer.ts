@@ -1,8 +1,12 @@
 import type { runsV1 } from '@policyhub/contracts';
-import { API_PREFIX, type ResourceObject, selfLink } from '../../jsonapi/document.js';
+import type { Static } from '@sinclair/typebox';
+import { API_PREFIX, selfLink } from '../../jsonapi/document.js';
+import type { COMMENT } from './schema.js';
+
+export type CommentObject = Static<typeof COMMENT.schema>;
 
 /** The one serializer of `comments` (create, show, list); upstream's shape (api-behaviour §5). */
-export function serializeComment(c: runsV1.Comment__Output): ResourceObject {
+export function serializeComment(c: runsV1.Comment__Output): CommentObject {
   return {
     id: c.id,
     type: 'comments',

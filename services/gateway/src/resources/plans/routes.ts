@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { STREAM_DEADLINE_MS, sendServerStream, streamBody } from '../../grpc-streams.js';
 import { refuseInclude } from '../../jsonapi/include.js';
 import { type Api, type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
+import { PLAN } from './schema.js';
 import { serializePlan } from './serializer.js';
 import { Type } from '@sinclair/typebox';
 import { IdParams, resourceDocument, schema } from '../../schemas/common.js';
@@ -25,7 +26,7 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a plan',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('Plan') },
+        response: { 200: resourceDocument(PLAN) },
       }),
     },
     async (request, reply) => {
@@ -71,7 +72,7 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
           summary: 'Upload the JSON plan (raw body)',
           consumes: ['application/json', 'application/octet-stream'],
           params: IdParams,
-          response: { 200: resourceDocument('Plan') },
+          response: { 200: resourceDocument(PLAN) },
         }),
       },
       async (request, reply) => {

@@ -1,9 +1,13 @@
 import { planStatus, type runsV1 } from '@policyhub/contracts';
-import { API_PREFIX, type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
+import type { Static } from '@sinclair/typebox';
+import { API_PREFIX, selfLink, toOne } from '../../jsonapi/document.js';
 import { serializeStatusTimestamps } from '../../jsonapi/status-timestamps.js';
+import type { PLAN } from './schema.js';
+
+export type PlanObject = Static<typeof PLAN.schema>;
 
 /** The one serializer of `plans` (show, upload answer), in upstream's shape plus `run`. */
-export function serializePlan(p: runsV1.Plan__Output): ResourceObject {
+export function serializePlan(p: runsV1.Plan__Output): PlanObject {
   return {
     id: p.id,
     type: 'plans',

@@ -17,6 +17,8 @@ import {
 import { includeRuns, includeRunWorkspaces } from '../runs/included.js';
 import { translateReport } from '../../plugins/vocabulary.js';
 import { readOverrideComment } from './override-body.js';
+import { RUN } from '../runs/schema.js';
+import { POLICY_CHECK } from './schema.js';
 import { serializePolicyCheck } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
 import { describedAttribute } from '../../schemas/jsonapi.js';
@@ -68,7 +70,7 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a run's policy checks (unpaginated unless a page parameter is sent)",
         params: IdParams,
         querystring: listQuery(CHECK_INCLUDES),
-        response: { 200: listDocument('PolicyCheck', { paged: false, included: ['Run', 'Workspace'] }) },
+        response: { 200: listDocument(POLICY_CHECK, { paged: false, included: [RUN, 'Workspace'] }) },
       }),
     },
     async (request, reply) => {
@@ -94,7 +96,7 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a policy check',
         params: IdParams,
         querystring: query({}, { include: CHECK_INCLUDES }),
-        response: { 200: resourceDocument('PolicyCheck', { included: ['Run', 'Workspace'] }) },
+        response: { 200: resourceDocument(POLICY_CHECK, { included: [RUN, 'Workspace'] }) },
       }),
     },
     async (request, reply) => {
@@ -118,7 +120,7 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Override a soft-failed policy check',
         params: IdParams,
         body: OVERRIDE_BODY,
-        response: { 200: resourceDocument('PolicyCheck') },
+        response: { 200: resourceDocument(POLICY_CHECK) },
       }),
       attachValidation: true,
     },

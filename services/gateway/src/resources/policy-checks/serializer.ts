@@ -1,7 +1,11 @@
-import { policyCheckScope, policyCheckStatus, type runsV1, timestampToIso } from '@policyhub/contracts';
-import { API_PREFIX, type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
+import { policyCheckScope, policyCheckStatus, type runsV1 } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { API_PREFIX, isoTime, selfLink, toOne } from '../../jsonapi/document.js';
 import { serializeStatusTimestamps } from '../../jsonapi/status-timestamps.js';
 import { CANONICAL } from '../../vocabulary.js';
+import type { POLICY_CHECK } from './schema.js';
+
+export type PolicyCheckObject = Static<typeof POLICY_CHECK.schema>;
 
 /**
  * The one serializer of `policy-checks` (show, list, override, included). `result` carries the
@@ -9,7 +13,7 @@ import { CANONICAL } from '../../vocabulary.js';
  * profile renames it at the edge), and both `duration-ms`
  * (upstream) and `duration` (what the Go client decodes).
  */
-export function serializePolicyCheck(c: runsV1.PolicyCheck__Output): ResourceObject {
+export function serializePolicyCheck(c: runsV1.PolicyCheck__Output): PolicyCheckObject {
   const r = c.result;
   return {
     id: c.id,
@@ -33,7 +37,7 @@ export function serializePolicyCheck(c: runsV1.PolicyCheck__Output): ResourceObj
       'status-timestamps': serializeStatusTimestamps(c.statusTimestamps),
       actions: { 'is-overridable': c.isOverridable },
       permissions: { 'can-override': c.canOverride },
-      'created-at': timestampToIso(c.createdAt),
+      'created-at': isoTime(c.createdAt),
     },
     relationships: { run: toOne('runs', c.runId) },
     links: {

@@ -9,6 +9,7 @@ import {
   sendDocument,
   pageDocument,
 } from '../../route-context.js';
+import { RUN_EVENT } from './schema.js';
 import { serializeRunEvent } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
 
@@ -23,7 +24,7 @@ export function registerRunEventRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a run event',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('RunEvent') },
+        response: { 200: resourceDocument(RUN_EVENT) },
       }),
     },
     async (request, reply) => {
@@ -40,7 +41,7 @@ export function registerRunEventRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a run's events",
         params: IdParams,
         querystring: listQuery([]),
-        response: { 200: listDocument('RunEvent') },
+        response: { 200: listDocument(RUN_EVENT) },
       }),
     },
     async (request, reply) => {

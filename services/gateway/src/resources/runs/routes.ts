@@ -13,9 +13,9 @@ import {
   pageDocument,
 } from '../../route-context.js';
 import { includeRunWorkspaces } from './included.js';
+import { RUN } from './schema.js';
 import { serializeRun } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
-import { booleanAttribute, resourceBody, stringAttribute, toOneRelationship } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 
 const RUN_INCLUDES = ['workspace'] as const;
@@ -29,20 +29,8 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
     {
       schema: schema('runs', {
         summary: 'Create a run',
-        body: resourceBody(
-          'runs',
-          {
-            message: stringAttribute('message', { maxLength: 10_000 }),
-            'plan-only': booleanAttribute('plan-only'),
-          },
-          {
-            relationships: {
-              workspace: toOneRelationship('workspace', 'workspaces'),
-              'configuration-version': toOneRelationship('configuration-version', 'configuration-versions'),
-            },
-          },
-        ),
-        response: { 201: resourceDocument('Run') },
+        body: RUN.body({ create: true }),
+        response: { 201: resourceDocument(RUN) },
       }),
       attachValidation: true,
     },
@@ -75,7 +63,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a run',
         params: IdParams,
         querystring: query({}, { include: RUN_INCLUDES }),
-        response: { 200: resourceDocument('Run', { included: ['Workspace'] }) },
+        response: { 200: resourceDocument(RUN, { included: ['Workspace'] }) },
       }),
     },
     async (request, reply) => {
@@ -94,7 +82,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a workspace's runs",
         params: IdParams,
         querystring: listQuery(RUN_INCLUDES),
-        response: { 200: listDocument('Run', { included: ['Workspace'] }) },
+        response: { 200: listDocument(RUN, { included: ['Workspace'] }) },
       }),
     },
     async (request, reply) => {

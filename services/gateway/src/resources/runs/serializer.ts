@@ -1,12 +1,16 @@
-import { runStatus, type runsV1, timestampToIso } from '@policyhub/contracts';
-import { type ResourceObject, selfLink, toMany, toOne } from '../../jsonapi/document.js';
+import { runStatus, type runsV1 } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { isoTime, selfLink, toMany, toOne } from '../../jsonapi/document.js';
 import { serializeStatusTimestamps } from '../../jsonapi/status-timestamps.js';
+import type { RUN } from './schema.js';
+
+export type RunObject = Static<typeof RUN.schema>;
 
 /**
  * The one serializer of `runs` (create, show, list, included). Relationship linkage is always
  * present: clients take the policy check ids from a polled run (api-behaviour §4.3).
  */
-export function serializeRun(r: runsV1.Run__Output): ResourceObject {
+export function serializeRun(r: runsV1.Run__Output): RunObject {
   return {
     id: r.id,
     type: 'runs',
@@ -18,7 +22,7 @@ export function serializeRun(r: runsV1.Run__Output): ResourceObject {
       'plan-only': r.planOnly,
       'is-destroy': false,
       'auto-apply': false,
-      'created-at': timestampToIso(r.createdAt),
+      'created-at': isoTime(r.createdAt),
       actions: {
         'is-cancelable': r.isCancelable,
         'is-confirmable': false,
