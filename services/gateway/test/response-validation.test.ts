@@ -8,6 +8,7 @@ import { buildApp } from '../src/app.js';
 import type { Clients } from '../src/clients/index.js';
 import type { ResponseSerializer } from '../src/plugins/openapi.js';
 import { resourceDocument, schema } from '../src/schemas/common.js';
+import { USER } from '../src/resources/users/schema.js';
 import { closed } from '../src/schemas/resources.js';
 import type { VocabularyProfile } from '../src/vocabulary.js';
 
@@ -95,7 +96,7 @@ async function gateway(options: {
   // A route whose handler answers a member its schema does not list.
   app.get(
     '/api/v2/test/extra-member',
-    { schema: schema('test', { summary: 'test', response: { 200: resourceDocument('User') } }) },
+    { schema: schema('test', { summary: 'test', response: { 200: resourceDocument(USER) } }) },
     async (_request, reply) =>
       reply.type('application/vnd.api+json').send({
         data: {

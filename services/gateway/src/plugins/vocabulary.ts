@@ -47,7 +47,7 @@ function translateDocument(
 ): unknown {
   if (!isRecord(payload)) return payload;
   const out: Record<string, unknown> = { ...payload };
-  const translate = (r: unknown) => translateResource(r, names, translators);
+  const translate = (r: unknown) => translateResource(r, translators);
   if (Array.isArray(payload.data)) out.data = payload.data.map(translate);
   else if (isRecord(payload.data)) out.data = translate(payload.data);
   if (Array.isArray(payload.included)) out.included = payload.included.map(translate);
@@ -55,31 +55,14 @@ function translateDocument(
   return out;
 }
 
-type Translator = (attributes: Record<string, unknown>, names: WireNames) => Record<string, unknown>;
-
-/** Where the vocabulary appears in each resource type's attributes. */
-const TRANSLATORS: Record<string, Translator> = {
-  organizations: (a, names) =>
-    renameKeys(a, {
-      [CANONICAL.workerSudoEnabled]: names.workerSudoEnabled,
-      [CANONICAL.applyTimeoutAlias]: names.applyTimeoutAlias,
-      [CANONICAL.planTimeoutAlias]: names.planTimeoutAlias,
-    }),
-};
-
 function translateResource(
   resource: unknown,
-  names: WireNames,
   translators: ReadonlyMap<string, AttributeTranslator>,
 ): unknown {
   if (!isRecord(resource) || !isRecord(resource.attributes)) return resource;
-  const type = String(resource.type);
-  const defined = translators.get(type);
-  if (defined)
-    return { ...resource, attributes: defined(resource.attributes) } satisfies Partial<ResourceObject>;
-  const translate = Object.hasOwn(TRANSLATORS, type) ? TRANSLATORS[type] : undefined;
+  const translate = translators.get(String(resource.type));
   if (!translate) return resource;
-  return { ...resource, attributes: translate(resource.attributes, names) } satisfies Partial<ResourceObject>;
+  return { ...resource, attributes: translate(resource.attributes) } satisfies Partial<ResourceObject>;
 }
 
 /**
@@ -94,14 +77,6 @@ function translateError(error: unknown, names: WireNames): unknown {
   if (!aboutDocument && parameter !== 'filter[kind]') return error;
   const detail = error.detail.replace(/\bkind_[ab]\b/g, (k) => wireKind(k, names));
   return { ...error, detail };
-}
-
-/** The same object with some keys renamed, in the same key order. */
-function renameKeys(o: Record<string, unknown>, renames: Record<string, string>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(o))
-    out[Object.hasOwn(renames, key) ? renames[key]! : key] = value;
-  return out;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>

@@ -1,14 +1,17 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Api, RouteContext } from '../route-context.js';
-import { legacyResourceSchemas, type ResourceDefinition } from '../schemas/resources.js';
+import type { ResourceDefinition } from '../schemas/resources.js';
 import type { WireNames } from '../vocabulary.js';
 import { registerAdminOrganizationRoutes } from './admin-organizations/routes.js';
+import { ADMIN_ORGANIZATION } from './admin-organizations/schema.js';
+import { AUTHENTICATION_TOKEN } from './authentication-tokens/schema.js';
 import { registerCommentRoutes } from './comments/routes.js';
 import { COMMENT } from './comments/schema.js';
 import { registerConfigurationVersionRoutes } from './configuration-versions/routes.js';
 import { CONFIGURATION_VERSION } from './configuration-versions/schema.js';
 import { registerMetaRoutes } from './meta/routes.js';
 import { registerOrganizationRoutes } from './organizations/routes.js';
+import { ORGANIZATION } from './organizations/schema.js';
 import { registerPlanRoutes } from './plans/routes.js';
 import { PLAN } from './plans/schema.js';
 import { registerPolicyRoutes } from './policies/routes.js';
@@ -20,14 +23,18 @@ import { POLICY_SET_VERSION } from './policy-set-versions/schema.js';
 import { registerPolicyCheckRoutes } from './policy-checks/routes.js';
 import { POLICY_CHECK } from './policy-checks/schema.js';
 import { registerProjectRoutes } from './projects/routes.js';
+import { PROJECT } from './projects/schema.js';
 import { registerRunEventRoutes } from './run-events/routes.js';
 import { RUN_EVENT } from './run-events/schema.js';
 import { registerRunRoutes } from './runs/routes.js';
 import { RUN } from './runs/schema.js';
 import { registerTeamRoutes } from './teams/routes.js';
+import { TEAM } from './teams/schema.js';
 import { registerUploadRoutes } from './uploads/routes.js';
 import { registerUserRoutes } from './users/routes.js';
+import { USER } from './users/schema.js';
 import { registerWorkspaceRoutes } from './workspaces/routes.js';
+import { WORKSPACE } from './workspaces/schema.js';
 
 /** Every resource's routes, mounted under /api/v2. One line per resource type. */
 export function registerResources(app: Api, ctx: RouteContext): void {
@@ -55,19 +62,24 @@ export function registerResources(app: Api, ctx: RouteContext): void {
  * schemas and the vocabulary profile's translations are read off these.
  */
 export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
+  ADMIN_ORGANIZATION,
+  AUTHENTICATION_TOKEN,
   COMMENT,
   CONFIGURATION_VERSION,
+  ORGANIZATION,
   PLAN,
   POLICY,
   POLICY_CHECK,
   POLICY_SET,
   POLICY_SET_VERSION,
+  PROJECT,
   RUN,
   RUN_EVENT,
+  TEAM,
+  USER,
+  WORKSPACE,
 ];
 
-/** Every shared resource schema, in the names of the served profile, by name. */
+/** Every shared resource schema, in the names of the served profile. */
 export const resourceSchemas = (names: WireNames): TSchema[] =>
-  [...legacyResourceSchemas(names), ...RESOURCE_DEFINITIONS.map((d) => d.served(names))].sort((a, b) =>
-    String(a.$id) < String(b.$id) ? -1 : 1,
-  );
+  RESOURCE_DEFINITIONS.map((d) => d.served(names));

@@ -1,19 +1,11 @@
 import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { JSON_API } from '../jsonapi/media-type.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../jsonapi/pagination.js';
-import {
-  closed,
-  ifThenElse,
-  nullable,
-  RESOURCE_TYPES,
-  type ResourceDefinition,
-  type ResourceName,
-} from './resources.js';
+import { closed, ifThenElse, nullable, type ResourceDefinition } from './resources.js';
 
-/** A shared resource schema: its definition (or, until it moves to its folder, its name). */
-export type Resource = ResourceName | Pick<ResourceDefinition, '$id' | 'type'>;
-const refOf = (r: Resource) => Type.Ref(typeof r === 'string' ? r : r.$id);
-const typeOf = (r: Resource) => (typeof r === 'string' ? RESOURCE_TYPES[r] : r.type);
+/** A shared resource schema, referred to by its name (`$id`). */
+type Resource = Pick<ResourceDefinition, '$id' | 'type'>;
+const refOf = (r: Resource) => Type.Ref(r.$id);
 
 /**
  * Route schemas shared by every resource (ADR 0028): path parameters and query strings (always
@@ -100,7 +92,7 @@ const byType = ([first, ...rest]: readonly Resource[]): TSchema =>
   rest.length === 0
     ? refOf(first!)
     : ifThenElse(
-        { type: 'object', properties: { type: { const: typeOf(first!) } } },
+        { type: 'object', properties: { type: { const: first!.type } } },
         refOf(first!),
         byType(rest),
       );

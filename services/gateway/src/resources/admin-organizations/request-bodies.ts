@@ -1,14 +1,9 @@
 import type { adminorgsV1 } from '@policyhub/contracts';
 import { AppError, type ErrorItem } from '@policyhub/errors';
 import { RequestDocument } from '../../jsonapi/body.js';
-import {
-  booleanAttribute,
-  nullableIntegerAttribute,
-  resourceBody,
-  stringAttribute,
-  stringListAttribute,
-} from '../../schemas/jsonapi.js';
-import { spellingsOf } from '../../vocabulary.js';
+import { resourceBody, stringListAttribute } from '../../schemas/jsonapi.js';
+import { CANONICAL } from '../../vocabulary.js';
+import { ADMIN_ORGANIZATION } from './schema.js';
 
 const MAX_CONSUMERS = 1000;
 
@@ -37,10 +32,10 @@ function oneOf<T>(names: readonly string[], read: (name: string) => T | undefine
   return first?.value;
 }
 
-/** Every name a timeout may be sent under, in either vocabulary (canonical name first). */
-const APPLY_TIMEOUT = ['apply-timeout', ...spellingsOf((n) => n.applyTimeoutAlias)];
-const PLAN_TIMEOUT = ['plan-timeout', ...spellingsOf((n) => n.planTimeoutAlias)];
-const WORKER_SUDO = spellingsOf((n) => n.workerSudoEnabled);
+/** Every name a timeout may be sent under: its own, and its alias in either vocabulary. */
+const APPLY_TIMEOUT = ['apply-timeout', ...ADMIN_ORGANIZATION.spellings(CANONICAL.applyTimeoutAlias)];
+const PLAN_TIMEOUT = ['plan-timeout', ...ADMIN_ORGANIZATION.spellings(CANONICAL.planTimeoutAlias)];
+const WORKER_SUDO = ADMIN_ORGANIZATION.spellings(CANONICAL.workerSudoEnabled);
 
 /**
  * `PATCH /admin/organizations/:name`. `data.type` may be `organizations` or empty (the Go client
@@ -115,29 +110,6 @@ export function readRegistryPartnerships(
   }
   return { name, moduleConsumers, providerConsumers };
 }
-
-/** The route schema of `PATCH /admin/organizations/:name` (every spelling `readAdminOrganizationUpdate` reads). */
-export const ADMIN_ORGANIZATION_UPDATE = resourceBody(
-  'organizations',
-  {
-    'access-beta-tools': booleanAttribute('access-beta-tools'),
-    'global-module-sharing': booleanAttribute('global-module-sharing'),
-    'global-provider-sharing': booleanAttribute('global-provider-sharing'),
-    'is-disabled': booleanAttribute('is-disabled'),
-    ...Object.fromEntries(WORKER_SUDO.map((n) => [n, booleanAttribute(n)])),
-    ...Object.fromEntries(
-      [...APPLY_TIMEOUT, ...PLAN_TIMEOUT].map((n) => [
-        n,
-        stringAttribute(n, { maxLength: 64, description: 'A duration such as `2h`; null or "" resets it.' }),
-      ]),
-    ),
-    'workspace-limit': nullableIntegerAttribute('workspace-limit', {
-      min: 0,
-      description: 'null resets it to "no limit".',
-    }),
-  },
-  { allowEmptyType: true },
-);
 
 /** The route schema of `PUT /admin/organizations/:name/registry-partnerships`. */
 export const REGISTRY_PARTNERSHIPS = resourceBody(

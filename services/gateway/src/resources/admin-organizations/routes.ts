@@ -33,7 +33,9 @@ import {
 import { identifierListBody } from '../../schemas/jsonapi.js';
 import { closed } from '../../schemas/resources.js';
 import { validBody } from '../../schemas/validation.js';
-import { ADMIN_ORGANIZATION_UPDATE, REGISTRY_PARTNERSHIPS } from './request-bodies.js';
+import { REGISTRY_PARTNERSHIPS } from './request-bodies.js';
+import { ADMIN_ORGANIZATION } from './schema.js';
+import { USER } from '../users/schema.js';
 
 const INCLUDES = ['owners'] as const;
 
@@ -100,8 +102,8 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
           'filter[provider_producer]': 'true or false.',
         }),
         response: {
-          200: listDocument('AdminOrganization', {
-            included: ['User'],
+          200: listDocument(ADMIN_ORGANIZATION, {
+            included: [USER],
             meta: { 'status-counts': STATUS_COUNTS },
           }),
         },
@@ -147,7 +149,7 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
         summary: 'Show an organization (site admins)',
         params: params('name'),
         querystring: query({}, { include: INCLUDES }),
-        response: { 200: resourceDocument('AdminOrganization', { included: ['User'] }) },
+        response: { 200: resourceDocument(ADMIN_ORGANIZATION, { included: [USER] }) },
       }),
     },
     async (request, reply) => {
@@ -172,8 +174,8 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
       schema: schema('admin-organizations', {
         summary: 'Update an organization (site admins)',
         params: params('name'),
-        body: ADMIN_ORGANIZATION_UPDATE,
-        response: { 200: resourceDocument('AdminOrganization') },
+        body: ADMIN_ORGANIZATION.body({ create: false, allowEmptyType: true }),
+        response: { 200: resourceDocument(ADMIN_ORGANIZATION) },
       }),
       attachValidation: true,
     },
@@ -216,7 +218,7 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
         summary: 'Organizations that may consume its private modules',
         params: params('name'),
         querystring: listQuery([]),
-        response: { 200: listDocument('AdminOrganization') },
+        response: { 200: listDocument(ADMIN_ORGANIZATION) },
       }),
     },
     consumerList('module-consumers'),
@@ -228,7 +230,7 @@ export function registerAdminOrganizationRoutes(app: Api, ctx: RouteContext): vo
         summary: 'Organizations that may consume its private providers',
         params: params('name'),
         querystring: listQuery([]),
-        response: { 200: listDocument('AdminOrganization') },
+        response: { 200: listDocument(ADMIN_ORGANIZATION) },
       }),
     },
     consumerList('provider-consumers'),

@@ -1,6 +1,10 @@
-import { type adminorgsV1, timestampToIso } from '@policyhub/contracts';
-import { API_PREFIX, type ResourceObject, selfLink, toMany } from '../../jsonapi/document.js';
+import type { adminorgsV1 } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { API_PREFIX, isoTime, selfLink, toMany } from '../../jsonapi/document.js';
 import { CANONICAL } from '../../vocabulary.js';
+import type { ADMIN_ORGANIZATION } from './schema.js';
+
+export type AdminOrganizationObject = Static<typeof ADMIN_ORGANIZATION.schema>;
 
 export const adminOrganizationPath = (name: string) => `/admin/organizations/${encodeURIComponent(name)}`;
 
@@ -10,7 +14,7 @@ export const adminOrganizationPath = (name: string) => `/admin/organizations/${e
  * plan 2h, no workspace limit); each timeout is emitted under its canonical name and its
  * deprecated alias, which always carry the same value.
  */
-export function serializeAdminOrganization(o: adminorgsV1.Organization__Output): ResourceObject {
+export function serializeAdminOrganization(o: adminorgsV1.Organization__Output): AdminOrganizationObject {
   const path = adminOrganizationPath(o.name);
   const applyTimeout = o.applyTimeout ?? null;
   const planTimeout = o.planTimeout ?? null;
@@ -21,7 +25,7 @@ export function serializeAdminOrganization(o: adminorgsV1.Organization__Output):
       name: o.name,
       'external-id': o.externalId,
       'notification-email': o.email,
-      'created-at': timestampToIso(o.createdAt),
+      'created-at': isoTime(o.createdAt),
       'access-beta-tools': o.accessBetaTools,
       'is-disabled': o.isDisabled,
       'sso-enabled': o.ssoEnabled,

@@ -12,6 +12,7 @@ import {
   sendNoContent,
   pageDocument,
 } from '../../route-context.js';
+import { ORGANIZATION } from './schema.js';
 import { serializeOrganization } from './serializer.js';
 import {
   NoContent,
@@ -22,7 +23,6 @@ import {
   resourceDocument,
   schema,
 } from '../../schemas/common.js';
-import { resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 
 export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
@@ -34,11 +34,8 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
       config: { changesAccess: true },
       schema: schema('organizations', {
         summary: 'Create an organization',
-        body: resourceBody('organizations', {
-          name: stringAttribute('name', { required: true, maxLength: 200 }),
-          email: stringAttribute('email', { required: true, maxLength: 254 }),
-        }),
-        response: { 201: resourceDocument('Organization') },
+        body: ORGANIZATION.body({ create: true }),
+        response: { 201: resourceDocument(ORGANIZATION) },
       }),
       attachValidation: true,
     },
@@ -58,7 +55,7 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('organizations', {
         summary: 'List the organizations the caller belongs to',
         querystring: listQuery([]),
-        response: { 200: listDocument('Organization') },
+        response: { 200: listDocument(ORGANIZATION) },
       }),
     },
     async (request, reply) => {
@@ -80,7 +77,7 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show an organization',
         params: params('name'),
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('Organization') },
+        response: { 200: resourceDocument(ORGANIZATION) },
       }),
     },
     async (request, reply) => {
@@ -99,11 +96,8 @@ export function registerOrganizationRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('organizations', {
         summary: 'Update an organization',
         params: params('name'),
-        body: resourceBody('organizations', {
-          name: stringAttribute('name', { maxLength: 200 }),
-          email: stringAttribute('email', { maxLength: 254 }),
-        }),
-        response: { 200: resourceDocument('Organization') },
+        body: ORGANIZATION.body({ create: false }),
+        response: { 200: resourceDocument(ORGANIZATION) },
       }),
       attachValidation: true,
     },

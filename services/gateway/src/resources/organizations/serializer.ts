@@ -1,8 +1,12 @@
-import { type adminorgsV1, organizationPermission, timestampToIso } from '@policyhub/contracts';
-import { type ResourceObject, selfLink } from '../../jsonapi/document.js';
+import { type adminorgsV1, organizationPermission } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { isoTime, selfLink } from '../../jsonapi/document.js';
+import type { ORGANIZATION } from './schema.js';
+
+export type OrganizationObject = Static<typeof ORGANIZATION.schema>;
 
 /** The normal (non-admin) organization view. */
-export function serializeOrganization(o: adminorgsV1.Organization__Output): ResourceObject {
+export function serializeOrganization(o: adminorgsV1.Organization__Output): OrganizationObject {
   const granted = new Set<string>(o.permissions.map((p) => organizationPermission.toWord(p)));
   const can = (p: string) => granted.has(p);
   const isOwner = o.callerIsOwner;
@@ -13,7 +17,7 @@ export function serializeOrganization(o: adminorgsV1.Organization__Output): Reso
       name: o.name,
       'external-id': o.externalId,
       email: o.email,
-      'created-at': timestampToIso(o.createdAt),
+      'created-at': isoTime(o.createdAt),
       permissions: {
         'can-update': isOwner,
         'can-destroy': isOwner,

@@ -18,6 +18,7 @@ import { includeRuns, includeRunWorkspaces } from '../runs/included.js';
 import { translateReport } from '../../plugins/vocabulary.js';
 import { readOverrideComment } from './override-body.js';
 import { RUN } from '../runs/schema.js';
+import { WORKSPACE } from '../workspaces/schema.js';
 import { POLICY_CHECK } from './schema.js';
 import { serializePolicyCheck } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
@@ -70,7 +71,7 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a run's policy checks (unpaginated unless a page parameter is sent)",
         params: IdParams,
         querystring: listQuery(CHECK_INCLUDES),
-        response: { 200: listDocument(POLICY_CHECK, { paged: false, included: [RUN, 'Workspace'] }) },
+        response: { 200: listDocument(POLICY_CHECK, { paged: false, included: [RUN, WORKSPACE] }) },
       }),
     },
     async (request, reply) => {
@@ -96,7 +97,7 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a policy check',
         params: IdParams,
         querystring: query({}, { include: CHECK_INCLUDES }),
-        response: { 200: resourceDocument(POLICY_CHECK, { included: [RUN, 'Workspace'] }) },
+        response: { 200: resourceDocument(POLICY_CHECK, { included: [RUN, WORKSPACE] }) },
       }),
     },
     async (request, reply) => {

@@ -26,6 +26,8 @@ import { includedFor, POLICY_SET_INCLUDES } from './included.js';
 import { registerPolicySetRelationshipRoutes } from './relationship-routes.js';
 import { POLICY } from '../policies/schema.js';
 import { POLICY_SET_VERSION } from '../policy-set-versions/schema.js';
+import { PROJECT } from '../projects/schema.js';
+import { WORKSPACE } from '../workspaces/schema.js';
 import { POLICY_SET } from './schema.js';
 import { serializePolicySet } from './serializer.js';
 import { readKindFilter } from './words.js';
@@ -98,7 +100,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
         }),
         response: {
           200: listDocument(POLICY_SET, {
-            included: [POLICY, 'Workspace', 'Project', POLICY_SET_VERSION],
+            included: [POLICY, WORKSPACE, PROJECT, POLICY_SET_VERSION],
           }),
         },
       }),
@@ -136,7 +138,7 @@ export function registerPolicySetRoutes(app: Api, ctx: RouteContext): void {
         querystring: query({}, { include: POLICY_SET_INCLUDES }),
         response: {
           200: resourceDocument(POLICY_SET, {
-            included: [POLICY, 'Workspace', 'Project', POLICY_SET_VERSION],
+            included: [POLICY, WORKSPACE, PROJECT, POLICY_SET_VERSION],
           }),
         },
       }),

@@ -12,6 +12,7 @@ import {
   sendNoContent,
   pageDocument,
 } from '../../route-context.js';
+import { PROJECT } from './schema.js';
 import { serializeProject } from './serializer.js';
 import { readDescription } from './description.js';
 import {
@@ -24,7 +25,6 @@ import {
   resourceDocument,
   schema,
 } from '../../schemas/common.js';
-import { resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 
 export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
@@ -36,11 +36,8 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('projects', {
         summary: 'Create a project',
         params: OrgParams,
-        body: resourceBody('projects', {
-          name: stringAttribute('name', { required: true, maxLength: 200 }),
-          description: stringAttribute('description', { maxLength: 1000 }),
-        }),
-        response: { 201: resourceDocument('Project') },
+        body: PROJECT.body({ create: true }),
+        response: { 201: resourceDocument(PROJECT) },
       }),
       attachValidation: true,
     },
@@ -68,7 +65,7 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
           'filter[names]': 'Projects whose name contains this text.',
           q: 'Same as filter[names].',
         }),
-        response: { 200: listDocument('Project') },
+        response: { 200: listDocument(PROJECT) },
       }),
     },
     async (request, reply) => {
@@ -94,7 +91,7 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a project',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('Project') },
+        response: { 200: resourceDocument(PROJECT) },
       }),
     },
     async (request, reply) => {
@@ -111,11 +108,8 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('projects', {
         summary: 'Update a project',
         params: IdParams,
-        body: resourceBody('projects', {
-          name: stringAttribute('name', { maxLength: 200 }),
-          description: stringAttribute('description', { maxLength: 1000 }),
-        }),
-        response: { 200: resourceDocument('Project') },
+        body: PROJECT.body({ create: false }),
+        response: { 200: resourceDocument(PROJECT) },
       }),
       attachValidation: true,
     },

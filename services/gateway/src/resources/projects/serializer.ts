@@ -1,7 +1,11 @@
-import { type adminorgsV1, timestampToIso } from '@policyhub/contracts';
-import { type ResourceObject, selfLink, toOne } from '../../jsonapi/document.js';
+import type { adminorgsV1 } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { isoTime, selfLink, toOne } from '../../jsonapi/document.js';
+import type { PROJECT } from './schema.js';
 
-export function serializeProject(p: adminorgsV1.Project__Output): ResourceObject {
+export type ProjectObject = Static<typeof PROJECT.schema>;
+
+export function serializeProject(p: adminorgsV1.Project__Output): ProjectObject {
   return {
     id: p.id,
     type: 'projects',
@@ -9,8 +13,8 @@ export function serializeProject(p: adminorgsV1.Project__Output): ResourceObject
       name: p.name,
       description: p.description ?? null,
       'is-default': p.isDefault,
-      'created-at': timestampToIso(p.createdAt),
-      'updated-at': timestampToIso(p.updatedAt),
+      'created-at': isoTime(p.createdAt),
+      'updated-at': isoTime(p.updatedAt),
     },
     relationships: { organization: toOne('organizations', p.organization) },
     links: selfLink(`/projects/${p.id}`),

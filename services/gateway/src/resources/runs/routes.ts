@@ -13,6 +13,7 @@ import {
   pageDocument,
 } from '../../route-context.js';
 import { includeRunWorkspaces } from './included.js';
+import { WORKSPACE } from '../workspaces/schema.js';
 import { RUN } from './schema.js';
 import { serializeRun } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
@@ -63,7 +64,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a run',
         params: IdParams,
         querystring: query({}, { include: RUN_INCLUDES }),
-        response: { 200: resourceDocument(RUN, { included: ['Workspace'] }) },
+        response: { 200: resourceDocument(RUN, { included: [WORKSPACE] }) },
       }),
     },
     async (request, reply) => {
@@ -82,7 +83,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         summary: "List a workspace's runs",
         params: IdParams,
         querystring: listQuery(RUN_INCLUDES),
-        response: { 200: listDocument(RUN, { included: ['Workspace'] }) },
+        response: { 200: listDocument(RUN, { included: [WORKSPACE] }) },
       }),
     },
     async (request, reply) => {

@@ -16,6 +16,8 @@ import {
   sendNoContent,
 } from '../../route-context.js';
 import { serializeUser } from '../users/serializer.js';
+import { USER } from '../users/schema.js';
+import { TEAM } from './schema.js';
 import { serializeTeam } from './serializer.js';
 import {
   IdParams,
@@ -27,7 +29,7 @@ import {
   resourceDocument,
   schema,
 } from '../../schemas/common.js';
-import { identifierListBody, objectAttribute, resourceBody, stringAttribute } from '../../schemas/jsonapi.js';
+import { identifierListBody } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 
 /** `organization-access` is an object of permission → boolean; the granted ones become a list. */
@@ -88,19 +90,8 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('teams', {
         summary: 'Create a team',
         params: OrgParams,
-        body: resourceBody('teams', {
-          name: stringAttribute('name', { required: true, maxLength: 90 }),
-          'organization-access': objectAttribute(
-            'organization-access',
-            'Permission name → true or false; the granted permissions.',
-            {},
-          ),
-          visibility: stringAttribute('visibility', {
-            maxLength: 20,
-            description: 'secret or organization.',
-          }),
-        }),
-        response: { 201: resourceDocument('Team') },
+        body: TEAM.body({ create: true }),
+        response: { 201: resourceDocument(TEAM) },
       }),
       attachValidation: true,
     },
@@ -143,7 +134,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
           q: 'Teams whose name contains this text.',
           'filter[names]': 'Comma-separated team names.',
         }),
-        response: { 200: listDocument('Team', { included: ['User'] }) },
+        response: { 200: listDocument(TEAM, { included: [USER] }) },
       }),
     },
     async (request, reply) => {
@@ -174,7 +165,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a team',
         params: IdParams,
         querystring: query({}, { include: TEAM_INCLUDES }),
-        response: { 200: resourceDocument('Team', { included: ['User'] }) },
+        response: { 200: resourceDocument(TEAM, { included: [USER] }) },
       }),
     },
     async (request, reply) => {

@@ -1,12 +1,11 @@
-import {
-  type adminorgsV1,
-  organizationPermission,
-  teamVisibility,
-  timestampToIso,
-} from '@policyhub/contracts';
-import { type ResourceObject, selfLink, toMany, toOne } from '../../jsonapi/document.js';
+import { type adminorgsV1, organizationPermission, teamVisibility } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { isoTime, selfLink, toMany, toOne } from '../../jsonapi/document.js';
+import type { TEAM } from './schema.js';
 
-export function serializeTeam(t: adminorgsV1.Team__Output): ResourceObject {
+export type TeamObject = Static<typeof TEAM.schema>;
+
+export function serializeTeam(t: adminorgsV1.Team__Output): TeamObject {
   return {
     id: t.id,
     type: 'teams',
@@ -20,7 +19,7 @@ export function serializeTeam(t: adminorgsV1.Team__Output): ResourceObject {
       ),
       'users-count': t.userIds.length,
       visibility: teamVisibility.toWord(t.visibility),
-      'created-at': timestampToIso(t.createdAt),
+      'created-at': isoTime(t.createdAt),
     },
     relationships: {
       organization: toOne('organizations', t.organization),

@@ -12,22 +12,17 @@ import {
   sendDocument,
   sendNoContent,
 } from '../../route-context.js';
-import { serializeToken, serializeUser } from './serializer.js';
+import { registerAuthenticationTokenRoutes } from '../authentication-tokens/routes.js';
+import { USER } from './schema.js';
+import { serializeUser } from './serializer.js';
 import {
   IdParams,
   NoContent,
   listDocument,
   listQuery,
-  query,
   resourceDocument,
   schema,
 } from '../../schemas/common.js';
-import {
-  booleanAttribute,
-  describedAttribute,
-  resourceBody,
-  stringAttribute,
-} from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 
 /** `filter[admin]=true|false`; absent or empty means every user, anything else is a 422. */
@@ -66,15 +61,8 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
     {
       schema: schema('users', {
         summary: 'Create a user (site admins)',
-        body: resourceBody('users', {
-          username: stringAttribute('username', { required: true, maxLength: 90 }),
-          email: stringAttribute('email', { required: true, maxLength: 254 }),
-          'is-site-admin': booleanAttribute('is-site-admin'),
-          'is-admin': describedAttribute('Alias of is-site-admin (read only when is-site-admin is absent).', {
-            type: ['boolean', 'null'],
-          }),
-        }),
-        response: { 201: resourceDocument('User') },
+        body: USER.body({ create: true }),
+        response: { 201: resourceDocument(USER) },
       }),
       attachValidation: true,
     },
@@ -98,7 +86,7 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
           q: 'Users whose username or email contains this text.',
           'filter[admin]': 'true: only site admins; false: only the others.',
         }),
-        response: { 200: listDocument('User') },
+        response: { 200: listDocument(USER) },
       }),
     },
     async (request, reply) => {
@@ -133,103 +121,12 @@ export function registerUserRoutes(app: Api, ctx: RouteContext): void {
     },
   );
 
-  // The token value is in this response only; admin-orgs keeps its SHA-256.
-  app.post(
-    '/users/:id/authentication-tokens',
-    {
-      schema: schema('users', {
-        summary: 'Create an authentication token (its value is in this response only)',
-        params: IdParams,
-        body: resourceBody(
-          'authentication-tokens',
-          { description: stringAttribute('description', { maxLength: 255 }) },
-          {
-            allowEmptyType: true,
-            description: 'Optional: a body-less POST creates a token without a description.',
-          },
-        ),
-        response: { 201: resourceDocument('AuthenticationToken') },
-      }),
-      attachValidation: true,
-    },
-    async (request, reply) => {
-      // A body-less POST creates a token without a description.
-      const doc = new RequestDocument(request.body == null ? undefined : validBody(request));
-      const description = doc.string('description');
-      const created = await clients.identity.CreateAuthenticationToken(
-        { userId: paramsOf<'id'>(request).id, description },
-        as(request),
-      );
-      return sendDocument(reply, 201, { data: serializeToken(created.authenticationToken!, created.token) });
-    },
-  );
-
-  // A user's tokens (the user themself or a site admin): never their secret values.
-  app.get(
-    '/users/:id/authentication-tokens',
-    {
-      schema: schema('users', {
-        summary: "List a user's authentication tokens",
-        params: IdParams,
-        querystring: listQuery([]),
-        response: { 200: listDocument('AuthenticationToken') },
-      }),
-    },
-    async (request, reply) => {
-      const page = parsePage(queryOf(request));
-      refuseInclude(queryOf(request).include);
-      const res = await clients.identity.ListAuthenticationTokens(
-        { userId: paramsOf<'id'>(request).id, page },
-        as(request),
-      );
-      return sendDocument(reply, 200, {
-        data: res.tokens.map((t) => serializeToken(t)),
-        ...pageDocument(ctx, request, res.page!),
-      });
-    },
-  );
-
-  app.get(
-    '/authentication-tokens/:id',
-    {
-      schema: schema('users', {
-        summary: 'Show an authentication token',
-        params: IdParams,
-        querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('AuthenticationToken') },
-      }),
-    },
-    async (request, reply) => {
-      refuseInclude(queryOf(request).include);
-      const authenticationToken = (
-        await clients.identity.GetAuthenticationToken({ id: paramsOf<'id'>(request).id }, as(request))
-      ).authenticationToken!;
-      return sendDocument(reply, 200, { data: serializeToken(authenticationToken) });
-    },
-  );
-
-  // Revocation: cached principals are dropped before the answer leaves (changesAccess), so the
-  // token fails on this gateway at once and on every replica sharing the Redis cache.
-  app.delete(
-    '/authentication-tokens/:id',
-    {
-      config: { changesAccess: true },
-      schema: schema('users', {
-        summary: 'Revoke an authentication token',
-        params: IdParams,
-        response: { 204: NoContent },
-      }),
-    },
-    async (request, reply) => {
-      await clients.identity.DeleteAuthenticationToken({ id: paramsOf<'id'>(request).id }, as(request));
-      return sendNoContent(reply);
-    },
-  );
+  registerAuthenticationTokenRoutes(app, ctx);
 
   app.get(
     '/account/details',
     {
-      schema: schema('users', { summary: 'The calling user', response: { 200: resourceDocument('User') } }),
+      schema: schema('users', { summary: 'The calling user', response: { 200: resourceDocument(USER) } }),
     },
     async (request, reply) => {
       const user = (await clients.identity.GetAccountDetails({}, as(request))).user!;

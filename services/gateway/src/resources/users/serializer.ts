@@ -1,7 +1,11 @@
-import { type adminorgsV1, timestampToIso } from '@policyhub/contracts';
-import { type ResourceObject, selfLink } from '../../jsonapi/document.js';
+import type { adminorgsV1 } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { isoTime, selfLink } from '../../jsonapi/document.js';
+import type { USER } from './schema.js';
 
-export function serializeUser(u: adminorgsV1.User__Output): ResourceObject {
+export type UserObject = Static<typeof USER.schema>;
+
+export function serializeUser(u: adminorgsV1.User__Output): UserObject {
   return {
     id: u.id,
     type: 'users',
@@ -9,28 +13,8 @@ export function serializeUser(u: adminorgsV1.User__Output): ResourceObject {
       username: u.username,
       email: u.email,
       'is-site-admin': u.isSiteAdmin,
-      'created-at': timestampToIso(u.createdAt),
+      'created-at': isoTime(u.createdAt),
     },
     links: selfLink(`/users/${u.id}`),
-  };
-}
-
-/**
- * Upstream's user token shape. `token` holds the secret only in the creation response (`secret`);
- * lists and shows carry null. Tokens do not expire here, so `expired-at` is always null.
- */
-export function serializeToken(t: adminorgsV1.AuthenticationToken__Output, secret?: string): ResourceObject {
-  return {
-    id: t.id,
-    type: 'authentication-tokens',
-    attributes: {
-      description: t.description ?? null,
-      token: secret ?? null,
-      'created-at': timestampToIso(t.createdAt),
-      'last-used-at': timestampToIso(t.lastUsedAt),
-      'expired-at': null,
-    },
-    relationships: { 'created-by': { data: { id: t.userId, type: 'users' } } },
-    links: selfLink(`/authentication-tokens/${t.id}`),
   };
 }

@@ -12,6 +12,7 @@ import {
   sendNoContent,
   pageDocument,
 } from '../../route-context.js';
+import { WORKSPACE } from './schema.js';
 import { serializeWorkspace } from './serializer.js';
 import { readDescription } from '../projects/description.js';
 import {
@@ -24,7 +25,6 @@ import {
   resourceDocument,
   schema,
 } from '../../schemas/common.js';
-import { resourceBody, stringAttribute, toOneRelationship } from '../../schemas/jsonapi.js';
 import { validBody } from '../../schemas/validation.js';
 
 export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
@@ -36,15 +36,8 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('workspaces', {
         summary: 'Create a workspace',
         params: OrgParams,
-        body: resourceBody(
-          'workspaces',
-          {
-            name: stringAttribute('name', { required: true, maxLength: 200 }),
-            description: stringAttribute('description', { maxLength: 1000 }),
-          },
-          { relationships: { project: toOneRelationship('project', 'projects') } },
-        ),
-        response: { 201: resourceDocument('Workspace') },
+        body: WORKSPACE.body({ create: true }),
+        response: { 201: resourceDocument(WORKSPACE) },
       }),
       attachValidation: true,
     },
@@ -70,7 +63,7 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
         summary: "List an organization's workspaces",
         params: OrgParams,
         querystring: listQuery([], { 'search[name]': 'Workspaces whose name contains this text.' }),
-        response: { 200: listDocument('Workspace') },
+        response: { 200: listDocument(WORKSPACE) },
       }),
     },
     async (request, reply) => {
@@ -96,7 +89,7 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a workspace',
         params: IdParams,
         querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument('Workspace') },
+        response: { 200: resourceDocument(WORKSPACE) },
       }),
     },
     async (request, reply) => {
@@ -113,15 +106,8 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('workspaces', {
         summary: 'Update a workspace',
         params: IdParams,
-        body: resourceBody(
-          'workspaces',
-          {
-            name: stringAttribute('name', { maxLength: 200 }),
-            description: stringAttribute('description', { maxLength: 1000 }),
-          },
-          { relationships: { project: toOneRelationship('project', 'projects') } },
-        ),
-        response: { 200: resourceDocument('Workspace') },
+        body: WORKSPACE.body({ create: false }),
+        response: { 200: resourceDocument(WORKSPACE) },
       }),
       attachValidation: true,
     },

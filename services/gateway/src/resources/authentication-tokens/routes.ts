@@ -1,0 +1,120 @@
+import { RequestDocument } from '../../jsonapi/body.js';
+import { refuseInclude } from '../../jsonapi/include.js';
+import { parsePage } from '../../jsonapi/pagination.js';
+import {
+  type Api,
+  type RouteContext,
+  as,
+  pageDocument,
+  paramsOf,
+  queryOf,
+  sendDocument,
+  sendNoContent,
+} from '../../route-context.js';
+import {
+  IdParams,
+  NoContent,
+  listDocument,
+  listQuery,
+  query,
+  resourceDocument,
+  schema,
+} from '../../schemas/common.js';
+import { validBody } from '../../schemas/validation.js';
+import { AUTHENTICATION_TOKEN } from './schema.js';
+import { serializeToken } from './serializer.js';
+
+/** A user's API tokens: create (the value is shown once), list, show, revoke. Tagged `users`. */
+export function registerAuthenticationTokenRoutes(app: Api, ctx: RouteContext): void {
+  const { clients } = ctx;
+
+  // The token value is in this response only; admin-orgs keeps its SHA-256.
+  app.post(
+    '/users/:id/authentication-tokens',
+    {
+      schema: schema('users', {
+        summary: 'Create an authentication token (its value is in this response only)',
+        params: IdParams,
+        body: AUTHENTICATION_TOKEN.body({
+          create: true,
+          allowEmptyType: true,
+          description: 'Optional: a body-less POST creates a token without a description.',
+        }),
+        response: { 201: resourceDocument(AUTHENTICATION_TOKEN) },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      // A body-less POST creates a token without a description.
+      const doc = new RequestDocument(request.body == null ? undefined : validBody(request));
+      const description = doc.string('description');
+      const created = await clients.identity.CreateAuthenticationToken(
+        { userId: paramsOf<'id'>(request).id, description },
+        as(request),
+      );
+      return sendDocument(reply, 201, { data: serializeToken(created.authenticationToken!, created.token) });
+    },
+  );
+
+  // A user's tokens (the user themself or a site admin): never their secret values.
+  app.get(
+    '/users/:id/authentication-tokens',
+    {
+      schema: schema('users', {
+        summary: "List a user's authentication tokens",
+        params: IdParams,
+        querystring: listQuery([]),
+        response: { 200: listDocument(AUTHENTICATION_TOKEN) },
+      }),
+    },
+    async (request, reply) => {
+      const page = parsePage(queryOf(request));
+      refuseInclude(queryOf(request).include);
+      const res = await clients.identity.ListAuthenticationTokens(
+        { userId: paramsOf<'id'>(request).id, page },
+        as(request),
+      );
+      return sendDocument(reply, 200, {
+        data: res.tokens.map((t) => serializeToken(t)),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
+
+  app.get(
+    '/authentication-tokens/:id',
+    {
+      schema: schema('users', {
+        summary: 'Show an authentication token',
+        params: IdParams,
+        querystring: query({}, { include: [] }),
+        response: { 200: resourceDocument(AUTHENTICATION_TOKEN) },
+      }),
+    },
+    async (request, reply) => {
+      refuseInclude(queryOf(request).include);
+      const authenticationToken = (
+        await clients.identity.GetAuthenticationToken({ id: paramsOf<'id'>(request).id }, as(request))
+      ).authenticationToken!;
+      return sendDocument(reply, 200, { data: serializeToken(authenticationToken) });
+    },
+  );
+
+  // Revocation: cached principals are dropped before the answer leaves (changesAccess), so the
+  // token fails on this gateway at once and on every replica sharing the Redis cache.
+  app.delete(
+    '/authentication-tokens/:id',
+    {
+      config: { changesAccess: true },
+      schema: schema('users', {
+        summary: 'Revoke an authentication token',
+        params: IdParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.identity.DeleteAuthenticationToken({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
+}

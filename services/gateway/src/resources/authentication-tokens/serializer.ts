@@ -1,0 +1,29 @@
+import { type adminorgsV1, timestampToIso } from '@policyhub/contracts';
+import type { Static } from '@sinclair/typebox';
+import { isoTime, selfLink } from '../../jsonapi/document.js';
+import type { AUTHENTICATION_TOKEN } from './schema.js';
+
+export type AuthenticationTokenObject = Static<typeof AUTHENTICATION_TOKEN.schema>;
+
+/**
+ * Upstream's user token shape. `token` holds the secret only in the creation response (`secret`);
+ * lists and shows carry null. Tokens do not expire here, so `expired-at` is always null.
+ */
+export function serializeToken(
+  t: adminorgsV1.AuthenticationToken__Output,
+  secret?: string,
+): AuthenticationTokenObject {
+  return {
+    id: t.id,
+    type: 'authentication-tokens',
+    attributes: {
+      description: t.description ?? null,
+      token: secret ?? null,
+      'created-at': isoTime(t.createdAt),
+      'last-used-at': timestampToIso(t.lastUsedAt),
+      'expired-at': null,
+    },
+    relationships: { 'created-by': { data: { id: t.userId, type: 'users' } } },
+    links: selfLink(`/authentication-tokens/${t.id}`),
+  };
+}
