@@ -17,7 +17,7 @@ export interface BenchConfig {
   distributed: boolean;
   /**
    * BENCH_SCENARIOS (comma-separated: point, list, search, write, upload): run only these; all when
-   * unset. `serializer` (RESPONSE_SERIALIZER schema vs json) runs only when named.
+   * unset.
    */
   scenarios: ReadonlySet<string> | undefined;
 }

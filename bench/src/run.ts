@@ -6,7 +6,6 @@ import type { BenchReport, Goal, Section } from './report.js';
 import { listScenario } from './scenarios/list.js';
 import { orgSearchScenario } from './scenarios/org-search.js';
 import { pointReadScenario } from './scenarios/point-read.js';
-import { serializerScenario } from './scenarios/serializer.js';
 import { uploadScenario } from './scenarios/upload.js';
 import { writeScenario } from './scenarios/write.js';
 import { startEmbeddedSystem } from './system.js';
@@ -37,8 +36,6 @@ export async function runBench(
     log(`done: ${s.title}`);
   };
 
-  // A comparison of two configurations, run only when asked for (BENCH_SCENARIOS=serializer).
-  if (cfg.scenarios?.has('serializer')) add((await serializerScenario(cfg)).section);
   const runs = (name: string) => cfg.scenarios === undefined || cfg.scenarios.has(name);
   const report = (): BenchReport => ({
     date: new Date().toISOString(),
@@ -48,7 +45,6 @@ export async function runBench(
     sections,
     goals,
   });
-  if (cfg.scenarios !== undefined && [...cfg.scenarios].every((s) => s === 'serializer')) return report();
   const embedded = await startEmbeddedSystem();
   try {
     if (runs('point')) {

@@ -1,5 +1,5 @@
 import { ConfigError, env, loadConfig, z } from '@policyhub/config';
-import { apiVocabulary, responseSerializer } from '@policyhub/gateway';
+import { apiVocabulary } from '@policyhub/gateway';
 import { shutdownTracing } from '@policyhub/telemetry';
 import { trustProxyEnv } from '@policyhub/gateway';
 import { parseCommand } from '@policyhub/runs';
@@ -36,7 +36,6 @@ const embeddedConfigShape = {
   API_VOCABULARY: apiVocabulary(),
   /** Check every JSON response against its route's schema, 500 on a mismatch (tests; ADR 0031). */
   VALIDATE_RESPONSES: env.bool(false),
-  RESPONSE_SERIALIZER: responseSerializer(),
 };
 
 let config: ReturnType<typeof loadConfig<typeof embeddedConfigShape>>;
@@ -84,7 +83,6 @@ const system = await startSystem({
     : undefined,
   apiVocabulary: config.API_VOCABULARY,
   validateResponses: config.VALIDATE_RESPONSES,
-  responseSerializer: config.RESPONSE_SERIALIZER,
 }).catch((err: unknown) => {
   // A bad variable read by a service (e.g. storage limits) is a configuration error like the rest.
   if (err instanceof ConfigError || err instanceof EmbeddedPostgresError) {

@@ -15,13 +15,7 @@ import {
   InProcessTransport,
   type KafkaTransportOptions,
 } from '@policyhub/events';
-import {
-  buildApp,
-  createClients,
-  createEdgeStores,
-  type ResponseSerializer,
-  type VocabularyProfile,
-} from '@policyhub/gateway';
+import { buildApp, createClients, createEdgeStores, type VocabularyProfile } from '@policyhub/gateway';
 import { enableInProcessCalls, generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
 import {
   kafkaClientSettings,
@@ -92,8 +86,6 @@ export interface SystemOptions {
   apiVocabulary?: VocabularyProfile | undefined;
   /** Check every API response against its route's schema (`VALIDATE_RESPONSES`; the e2e suite's mode). */
   validateResponses?: boolean | undefined;
-  /** How API responses are written (`RESPONSE_SERIALIZER`, ADR 0031). */
-  responseSerializer?: ResponseSerializer | undefined;
   /** Where every service writes its log lines (default stdout); tests pass a stream to read them. */
   logDestination?: Parameters<typeof createLogger>[2];
 }
@@ -302,7 +294,6 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       trustProxy: options.trustProxy,
       vocabulary: options.apiVocabulary,
       validateResponses: options.validateResponses,
-      responseSerializer: options.responseSerializer,
     });
     // Health, readiness and metrics on their own listener (loopback by default), never on the API port.
     const opsHost = options.opsHost ?? '127.0.0.1';

@@ -8,7 +8,7 @@ import { registerBodyParsing } from './plugins/body-parsing.js';
 import { registerErrorHandling } from './plugins/error-handling.js';
 import { handleClientError, sendFrameworkError } from './plugins/framework-errors.js';
 import { rejectNulCharacters } from './plugins/nul-characters.js';
-import { registerOpenApiRoute, registerRouteSchemas, type ResponseSerializer } from './plugins/openapi.js';
+import { registerOpenApiRoute, registerRouteSchemas } from './plugins/openapi.js';
 import { type RateLimitOptions, registerRateLimiting } from './plugins/rate-limit.js';
 import { registerSecurityHeaders, securityHeaders } from './plugins/security-headers.js';
 import { registerRequestLogging } from './plugins/request-logging.js';
@@ -39,8 +39,6 @@ export interface GatewayDeps {
    * (VALIDATE_RESPONSES, ADR 0031: the e2e suite runs with it; off in production).
    */
   validateResponses?: boolean | undefined;
-  /** How response documents are written (RESPONSE_SERIALIZER, ADR 0031; default `schema`). */
-  responseSerializer?: ResponseSerializer | undefined;
 }
 
 /**
@@ -80,7 +78,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerVocabulary(app, deps.vocabulary ?? 'spec', RESOURCE_DEFINITIONS);
   if (deps.validateResponses) registerResponseValidation(app, resources, deps.logger);
 
-  await registerRouteSchemas(app, resources, deps.responseSerializer);
+  await registerRouteSchemas(app, resources);
   registerDiscoveryRoute(app);
   registerOpenApiRoute(app);
   await app.register(async (api) => registerResources(api.withTypeProvider<TypeBoxTypeProvider>(), ctx), {

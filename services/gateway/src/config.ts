@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import { env, z } from '@policyhub/config';
 import { parseSigningKeys } from '@policyhub/grpc-runtime';
-import { RESPONSE_SERIALIZERS } from './plugins/openapi.js';
 import { VOCABULARY_PROFILES } from './vocabulary.js';
 
 /** proxy-addr's names for address ranges, accepted in TRUST_PROXY. */
@@ -59,19 +58,12 @@ export const gatewayConfigShape = {
   REQUEST_BODY_LIMIT: env.int(1024 * 1024, 1024),
   /** Check every JSON response against its route's schema, 500 on a mismatch (tests; ADR 0031). */
   VALIDATE_RESPONSES: env.bool(false),
-  /** How responses are written: `schema` (from the route schemas) or `json` (JSON.stringify; ADR 0031). */
-  RESPONSE_SERIALIZER: responseSerializer(),
   /** Shared HMAC keys of internal calls (`<id>:<secret>,…`; the first signs). docs/security.md */
   INTERNAL_SIGNING_KEYS: env.parsed(
     parseSigningKeys,
     'is required: <id>:<secret> (32+ characters), shared by the gateway and every service',
   ),
 };
-
-/** `RESPONSE_SERIALIZER`: `schema` (default) or `json`. */
-export function responseSerializer() {
-  return z.enum(RESPONSE_SERIALIZERS, { message: 'must be schema or json' }).default('schema');
-}
 
 /** `API_VOCABULARY`: `spec` (default) or `tfe`. */
 export function apiVocabulary() {

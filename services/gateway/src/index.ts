@@ -5,7 +5,6 @@ export { MemoryPrincipalCache, type PrincipalCache } from './auth/principal-cach
 export { createEdgeStores, type EdgeStores } from './edge-stores.js';
 export type { RateLimitOptions } from './plugins/rate-limit.js';
 export { RedisPrincipalCache } from './auth/redis-principal-cache.js';
-export { apiVocabulary, responseSerializer } from './config.js';
-export type { ResponseSerializer } from './plugins/openapi.js';
+export { apiVocabulary } from './config.js';
 export { VOCABULARY_PROFILES, type VocabularyProfile } from './vocabulary.js';
 export { backendReadiness } from './readiness.js';

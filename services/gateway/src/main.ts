@@ -33,7 +33,6 @@ const app = await buildApp({
   trustProxy: config.TRUST_PROXY,
   vocabulary: config.API_VOCABULARY,
   validateResponses: config.VALIDATE_RESPONSES,
-  responseSerializer: config.RESPONSE_SERIALIZER,
   principalCache: stores.principalCache,
   rateLimits: {
     requestsPerWindow: config.RATE_LIMIT_PER_SECOND,

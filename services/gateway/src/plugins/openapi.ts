@@ -17,14 +17,6 @@ declare module 'fastify' {
   }
 }
 
-/**
- * How response documents are written (RESPONSE_SERIALIZER, ADR 0031): `schema` with
- * fast-json-stringify compiled from each route's response schema (fastify's default), `json` with
- * JSON.stringify. The bytes are the same (the response-validation mode checks it).
- */
-export const RESPONSE_SERIALIZERS = ['schema', 'json'] as const;
-export type ResponseSerializer = (typeof RESPONSE_SERIALIZERS)[number];
-
 /** Where the document is served (unauthenticated) and committed (ADR 0029). */
 export const OPENAPI_PATH = '/api/v2/openapi.json';
 export const OPENAPI_FILE = 'docs/api/openapi.json';
@@ -33,13 +25,12 @@ export const OPENAPI_FILE = 'docs/api/openapi.json';
  * Route schemas (ADR 0028) and the OpenAPI 3.1 document generated from them (ADR 0029). Must be
  * registered before any route: `@fastify/swagger` collects routes as they are added. Validation
  * uses the gateway's own Ajv (`schemas/validation.ts`). Response schemas are exact (the shared
- * resource schemas of `schemas/resources.ts`, ADR 0031); `serializer` says whether they also write
- * the answers (`schema`, fast-json-stringify) or `JSON.stringify` does (`json`).
+ * resource schemas each resource folder defines, ADR 0031 and 0038), and they also write the
+ * answers (fastify's default: fast-json-stringify compiled from them; ADR 0031 measured it).
  */
 export async function registerRouteSchemas(
   app: FastifyInstance,
   resourceSchemas: readonly TSchema[],
-  serializer: ResponseSerializer = 'schema',
 ): Promise<void> {
   const routes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', routes);
@@ -48,7 +39,6 @@ export async function registerRouteSchemas(
     for (const method of methods) routes.push({ method, url: route.url, schema: route.schema });
   });
   app.setValidatorCompiler(validatorCompiler);
-  if (serializer === 'json') app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addSchema(ErrorDocument);
   for (const resource of resourceSchemas) app.addSchema(resource);
   await app.register(swagger, {
