@@ -6,7 +6,7 @@ import type { PolicySetObject } from '../src/resources/policy-sets/serializer.js
 import type { ResourceDefinition } from '../src/schemas/resources.js';
 
 /**
- * Each resource folder's `schema.ts` is the one definition of its wire shape (ADR 0038): the
+ * Each resource folder's `schema.ts` is the one definition of its wire shape (ADR 0040): the
  * registry must hold every one of them, and a serializer's object must be exactly its schema's
  * static type.
  */

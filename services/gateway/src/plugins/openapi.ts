@@ -25,7 +25,7 @@ export const OPENAPI_FILE = 'docs/api/openapi.json';
  * Route schemas (ADR 0028) and the OpenAPI 3.1 document generated from them (ADR 0029). Must be
  * registered before any route: `@fastify/swagger` collects routes as they are added. Validation
  * uses the gateway's own Ajv (`schemas/validation.ts`). Response schemas are exact (the shared
- * resource schemas each resource folder defines, ADR 0031 and 0038), and they also write the
+ * resource schemas each resource folder defines, ADR 0031 and 0040), and they also write the
  * answers (fastify's default: fast-json-stringify compiled from them; ADR 0031 measured it).
  */
 export async function registerRouteSchemas(

@@ -14,7 +14,7 @@ import {
 } from './jsonapi.js';
 
 /**
- * One definition per resource type (ADR 0038). Each resource folder's `schema.ts` declares the
+ * One definition per resource type (ADR 0040). Each resource folder's `schema.ts` declares the
  * type's attributes, relationships and links once (`defineResource`), and the rest of its wire
  * shape is read off that definition:
  * - the exact response schema (ADR 0031) in the served vocabulary profile, registered once per
@@ -288,19 +288,21 @@ export function defineResource<
     served,
     spellings,
     body({ create, ...options }) {
-      const order = spec.body?.order ?? attributes.filter(([, f]) => f.write).map(([key]) => key);
+      const writable = attributes.filter(([, f]) => f.write).map(([key]) => key);
+      const order = spec.body?.order ?? writable;
+      if (order.length !== writable.length || !writable.every((key) => order.includes(key)))
+        throw new Error(`${spec.$id}: body.order must list every writable attribute once`);
       const body: Record<string, TSchema> = {};
       for (const key of order) {
-        const writer = byName.get(key)?.write;
-        if (!writer) throw new Error(`${spec.$id}: ${key} is not writable`);
+        const writer = byName.get(key)!.write!;
         for (const name of spellings(key)) body[name] = writer(name, create);
       }
       for (const [name, writer] of Object.entries(spec.body?.writeOnly ?? {}))
         body[name] = writer(name, create);
-      const writable = relationships.filter(([, f]) => f.write);
+      const linkable = relationships.filter(([, f]) => f.write);
       return resourceBody(spec.type, body, {
-        ...(writable.length > 0
-          ? { relationships: Object.fromEntries(writable.map(([key, f]) => [key, f.write!(key, create)])) }
+        ...(linkable.length > 0
+          ? { relationships: Object.fromEntries(linkable.map(([key, f]) => [key, f.write!(key, create)])) }
           : {}),
         ...options,
       });
