@@ -2,16 +2,14 @@
 #
 #   docker build --build-arg SERVICE=policy-sets -t policyhub/policy-sets .
 #
-# SERVICE is one of: gateway, admin-orgs, policy-sets, runs, storage. The evaluator worker runs from the
-# `runs` image with the command
-# `node --import @policyhub/telemetry/register services/runs/dist/evaluator/main.js`.
+# SERVICE is one of: gateway, admin-orgs, policy-sets, runs, storage, evaluator.
 #
-# The evaluator's kind_a engine is HashiCorp's Sentinel CLI. Build the runs image with a pinned official
-# release and its SHA-256 (from the release's SHA256SUMS file) to install it on PATH:
+# The evaluator's kind_a engine is HashiCorp's Sentinel CLI. Build the evaluator image with a pinned
+# official release and its SHA-256 (from the release's SHA256SUMS file) to install it on PATH:
 #
-#   docker build --build-arg SERVICE=runs \
+#   docker build --build-arg SERVICE=evaluator \
 #     --build-arg SENTINEL_VERSION=<x.y.z> --build-arg SENTINEL_SHA256=<sha256 of the linux zip> \
-#     -t policyhub/runs .
+#     -t policyhub/evaluator .
 #
 # The download needs the internet: this repository's CI cannot fetch it (no internet there), so it builds
 # without SENTINEL_VERSION, and such an image evaluates no kind_a check (each ends `errored` saying how to
@@ -106,7 +104,7 @@ WORKDIR /app
 COPY --from=prod-deps /app/ ./
 COPY --from=build /out/ ./
 # The Sentinel CLI when the image was built with SENTINEL_VERSION (nothing otherwise): on PATH, where the
-# evaluator looks for it.
+# evaluator looks for it (the other services never run it).
 COPY --from=sentinel /sentinel/ /usr/local/bin/
 # The `node` user of the official image, numeric so Kubernetes can verify runAsNonRoot.
 USER 1000:1000

@@ -2,9 +2,10 @@
 // `npm run start:distributed`: the distributed mode on this machine. Each service and the gateway
 // run as their own process from their built output (`services/<name>/dist/main.js`, as the images
 // run them), against the Postgres in DATABASE_URL and the Kafka in KAFKA_BROKERS. Builds first
-// (turbo: a cache hit when nothing changed), checks the ports, starts the five processes, waits
-// until each is ready, prints the base URL and where the tokens are, and on Ctrl-C or SIGTERM
-// stops them all (SIGTERM each, SIGKILL after 20 s). If one of them exits, the others are stopped.
+// (turbo: a cache hit when nothing changed), checks the ports, starts the six processes (four
+// services, the evaluator and the gateway), waits until each is ready, prints the base URL and where
+// the tokens are, and on Ctrl-C or SIGTERM stops them all (SIGTERM each, SIGKILL after 20 s). If one
+// of them exits, the others are stopped.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -32,6 +33,8 @@ const SERVICES = [
   { name: 'storage', grpc: 50054, ops: 9467, variable: 'STORAGE_ADDR' },
 ];
 const GATEWAY_OPS_PORT = 9468;
+/** The evaluator serves no gRPC; its ops port is for the readiness wait. */
+const EVALUATOR_OPS_PORT = 9469;
 const port = Number(env('PORT') ?? 8080);
 const host = env('HOST') ?? '127.0.0.1';
 const dataDir = resolve(ROOT, env('DATA_DIR') ?? '.data/distributed');
@@ -50,6 +53,7 @@ function bindError(bindHost, bindPort) {
 const listeners = [
   { what: 'PORT', host, port, hint: 'set PORT to a free port' },
   { what: 'gateway ops port', host: '127.0.0.1', port: GATEWAY_OPS_PORT, hint: 'stop what uses it' },
+  { what: 'evaluator ops port', host: '127.0.0.1', port: EVALUATOR_OPS_PORT, hint: 'stop what uses it' },
   ...SERVICES.flatMap((s) => [
     {
       what: `${s.name} gRPC port`,
@@ -83,7 +87,7 @@ const build = spawnSync(
     'run',
     'build',
     '--output-logs=errors-only',
-    ...['gateway', ...SERVICES.map((s) => s.name)].map((n) => `--filter=@policyhub/${n}`),
+    ...['gateway', 'evaluator', ...SERVICES.map((s) => s.name)].map((n) => `--filter=@policyhub/${n}`),
   ],
   { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } },
 );
@@ -105,6 +109,8 @@ function persistentSecret(name, configured) {
 }
 const siteAdminToken = persistentSecret('site-admin-token', env('SITE_ADMIN_TOKEN'));
 const evaluatorTokens = env('EVALUATOR_TOKENS') ?? persistentSecret('evaluator-token');
+// The evaluator started here presents the first of runs' evaluator tokens.
+const evaluatorToken = evaluatorTokens.split(',')[0].trim();
 const executorTokens = env('EXECUTOR_TOKENS') ?? persistentSecret('executor-token');
 const signingKeys = env('INTERNAL_SIGNING_KEYS') ?? `local:${randomBytes(32).toString('base64url')}`;
 
@@ -130,6 +136,16 @@ const processes = [
     },
   })),
   {
+    // The evaluator talks to runs only (RUNS_ADDR), with its own token, never the signing key.
+    name: 'evaluator',
+    ready: `http://127.0.0.1:${EVALUATOR_OPS_PORT}/readyz`,
+    env: {
+      ...Object.fromEntries(Object.entries(common).filter(([k]) => k !== 'INTERNAL_SIGNING_KEYS')),
+      EVALUATOR_TOKEN: evaluatorToken,
+      OPS_PORT: String(EVALUATOR_OPS_PORT),
+    },
+  },
+  {
     name: 'gateway',
     ready: `http://127.0.0.1:${GATEWAY_OPS_PORT}/readyz`,
     env: { ...common, PORT: String(port), HOST: host, OPS_PORT: String(GATEWAY_OPS_PORT) },
@@ -138,7 +154,7 @@ const processes = [
 const width = Math.max(...processes.map((p) => p.name.length));
 
 let stopping = false;
-for (const p of processes) {
+const launch = (p) => {
   // Own process groups: a terminal's Ctrl-C reaches this script only, which stops each process once.
   p.child = spawn(
     process.execPath,
@@ -166,10 +182,13 @@ for (const p of processes) {
     console.error(`${p.name} exited (${signal ?? `status ${code}`}); stopping the others`);
     void stopAll(1);
   });
-}
+};
+// The evaluator starts in the readiness loop below, once runs answers, so that its first claims do
+// not fail while runs is still starting.
+for (const p of processes) if (p.name !== 'evaluator') launch(p);
 process.on('exit', () => {
   for (const p of processes)
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    if (p.child && p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
 });
 
 async function stopAll(exitCode) {
@@ -177,7 +196,7 @@ async function stopAll(exitCode) {
   stopping = true;
   await Promise.all(
     processes.map(async (p) => {
-      if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+      if (!p.child || p.child.exitCode !== null || p.child.signalCode !== null) return;
       p.child.kill('SIGTERM');
       const timer = setTimeout(() => p.child.kill('SIGKILL'), 20_000);
       await p.exited;
@@ -192,6 +211,7 @@ process.on('SIGTERM', () => void stopAll(0));
 // --- readiness
 const deadline = Date.now() + 120_000;
 for (const p of processes) {
+  if (!p.child) launch(p);
   for (;;) {
     if (stopping) await new Promise(() => {}); // stopAll exits the process
     const ok = await fetch(p.ready, { signal: AbortSignal.timeout(2_000) }).then(

@@ -32,9 +32,6 @@ const PROCESSES = [...SERVERS, 'evaluator'] as const;
 /** Services that own a Postgres schema (and therefore a migration Job and a database role). */
 const WITH_SCHEMA = ['admin-orgs', 'policy-sets', 'runs', 'storage'] as const;
 const INFRASTRUCTURE = ['postgres', 'kafka', 'minio', 'redis', 'otel-collector', 'jaeger'] as const;
-/** The image each process runs: one image per service, the evaluator runs from the runs image. */
-const IMAGE_OF: Record<string, string> = { evaluator: 'runs' };
-const imageOf = (name: string): string => IMAGE_OF[name] ?? name;
 /** Keys of the shared `policyhub` ConfigMap, given to every process whether it reads them or not. */
 const SHARED_CONFIG = 'policyhub';
 /** The internal signing key, shared by the gateway and the services (never the evaluator). */
@@ -307,7 +304,7 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('deploy/k8s/%s', 
       true,
     );
     const container = containerOf(objects, 'Deployment', name);
-    expect(splitImage(container.image ?? '')[0]).toMatch(new RegExp(`(^|/)policyhub/${imageOf(name)}$`));
+    expect(splitImage(container.image ?? '')[0]).toMatch(new RegExp(`(^|/)policyhub/${name}$`));
 
     for (const bound of ['requests', 'limits'] as const) {
       expect(container.resources?.[bound]?.cpu, bound).toBeDefined();
@@ -497,7 +494,7 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('deploy/k8s/%s', 
       for (const o of objects) expect(o.metadata.namespace).toBe('policyhub-dev');
       for (const name of PROCESSES) {
         expect(find<IDeployment>(objects, 'Deployment', name).spec?.replicas).toBe(1);
-        expect(containerOf(objects, 'Deployment', name).image).toBe(`policyhub/${imageOf(name)}:dev`);
+        expect(containerOf(objects, 'Deployment', name).image).toBe(`policyhub/${name}:dev`);
       }
     });
 
@@ -522,7 +519,7 @@ describe.each(['base', 'overlays/dev', 'overlays/production'])('deploy/k8s/%s', 
       for (const name of PROCESSES) {
         const deployment = find<IDeployment>(objects, 'Deployment', name);
         const [image, tag] = splitImage(containerOf(objects, 'Deployment', name).image ?? '');
-        expect(image).toBe(`registry.example.com/policyhub/${imageOf(name)}`);
+        expect(image).toBe(`registry.example.com/policyhub/${name}`);
         expect(tag).toMatch(/^\d+\.\d+\.\d+/);
         expect(deployment.spec?.replicas).toBeGreaterThanOrEqual(2);
         const pdb = find<IPodDisruptionBudget>(objects, 'PodDisruptionBudget', name);
@@ -571,10 +568,10 @@ describe('docker-compose.yml', () => {
     expect(service?.build).toMatchObject({
       context: '.',
       dockerfile: 'Dockerfile',
-      args: { SERVICE: imageOf(name) },
+      args: { SERVICE: name },
     });
     expect(service?.environment?.OTEL_SERVICE_NAME).toBe(name);
-    statSync(join(repoRoot, 'services', imageOf(name), 'package.json'));
+    statSync(join(repoRoot, 'services', name, 'package.json'));
   });
 
   it('gives every container a healthcheck where one can run, and waits for healthy dependencies', () => {
@@ -625,10 +622,12 @@ describe('docker-compose.yml', () => {
     expect(inCompose).toEqual(expect.arrayContaining(inKubernetes.filter((k) => !shared.includes(k))));
   });
 
-  it('starts the evaluator from the runs image with the same command as Kubernetes', () => {
-    const command = containerOf(render(join(k8sDir, 'base')), 'Deployment', 'evaluator').command;
-    expect(services.evaluator?.command).toEqual(command);
-    expect(command).toContain('services/runs/dist/evaluator/main.js');
+  it("starts every process with its image's own command, as Kubernetes does", () => {
+    const objects = render(join(k8sDir, 'base'));
+    for (const name of PROCESSES) {
+      expect(services[name]?.command, name).toBeUndefined();
+      expect(containerOf(objects, 'Deployment', name).command, name).toBeUndefined();
+    }
   });
 
   it('shares the signing key among the servers only, and gives the evaluator a token runs accepts', () => {

@@ -2,7 +2,7 @@ import { ConfigError, env, loadConfig, z } from '@policyhub/config';
 import { apiVocabulary } from '@policyhub/gateway';
 import { shutdownTracing } from '@policyhub/telemetry';
 import { trustProxyEnv } from '@policyhub/gateway';
-import { parseCommand } from '@policyhub/runs';
+import { parseCommand } from '@policyhub/evaluator';
 import { EmbeddedPostgresError } from './postgres.js';
 import { listenProblem, listenProblems, splitAddress } from './preflight.js';
 import { startSystem } from './system.js';

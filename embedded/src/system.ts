@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startAdminOrgs } from '@policyhub/admin-orgs';
 import { policySetsConfigShape, startPolicySets } from '@policyhub/policy-sets';
-import { describeEngines, detectEngines, EvaluatorWorker, runsConfigShape, startRuns } from '@policyhub/runs';
+import { describeEngines, detectEngines, EvaluatorWorker } from '@policyhub/evaluator';
+import { runsConfigShape, startRuns } from '@policyhub/runs';
 import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
 import { loadConfig } from '@policyhub/config';
 import {

@@ -20,7 +20,7 @@ export interface WorkerProcess {
 export function startEvaluatorWorker(env: Record<string, string>): WorkerProcess {
   const child = spawn(
     process.execPath,
-    ['--conditions=@policyhub/source', '--import', 'tsx', 'services/runs/src/evaluator/main.ts'],
+    ['--conditions=@policyhub/source', '--import', 'tsx', 'services/evaluator/src/main.ts'],
     {
       cwd: REPO_ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', EVALUATOR_POLL_INTERVAL_MS: '50', ...env },

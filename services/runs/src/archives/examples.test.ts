@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sentinelPolicies } from '../domain/sentinel-config.js';
-import { tfplanV2 } from '../evaluator/sentinel/mock-data.js';
 import { parseSentinelConfig } from './sentinel-archive.js';
 
 const example = (path: string) =>
@@ -17,15 +16,5 @@ describe('examples/', () => {
     ]);
     for (const p of policies)
       expect(example(`sentinel/${p.source.replace('./', '')}`)).toContain('main = rule');
-  });
-
-  it('the plan gives the tfplan/v2 data the policies read', () => {
-    const data = tfplanV2(JSON.parse(example('plans/soft-fail.json')));
-    const rc = data.resource_changes as Record<
-      string,
-      { change: { after: { tags?: Record<string, string> } } }
-    >;
-    expect(Object.keys(rc)).toEqual(['aws_instance.web', 'aws_s3_bucket_acl.logs']);
-    expect(rc['aws_instance.web']!.change.after.tags).not.toHaveProperty('owner');
   });
 });

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { readArchiveFile } from '@policyhub/archive-reader';
 import { isAppError } from '@policyhub/errors';
 import type { DeclaredPolicy } from '../domain/evaluation.js';
 import {
@@ -6,7 +7,6 @@ import {
   type SentinelPolicyBlock,
   sentinelPolicies,
 } from '../domain/sentinel-config.js';
-import { readArchiveFile } from './archive-reader.js';
 
 type Hcl2Json = { parse: (filename: string, contents: string) => Promise<unknown> };
 // Loaded through require, untyped on purpose (as in storage): the package's typings reference the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePoliciesPath, type PolicySetSnapshot, resolveOutcomes } from './evaluation.js';
+import { type PolicySetSnapshot, resolveOutcomes } from './evaluation.js';
 
 const listed: PolicySetSnapshot = {
   id: 'polset-1',
@@ -79,14 +79,5 @@ describe('resolveOutcomes: no verdict without evaluation', () => {
     expect(resolveOutcomes([proto], new Map(), [outcome('polset-1', 'constructor')]).problems).toContain(
       'outcome for policies that are not part of the check: guardrails/constructor',
     );
-  });
-});
-
-describe('normalizePoliciesPath', () => {
-  it('keeps paths inside the archive', () => {
-    expect(normalizePoliciesPath(undefined)).toBe('');
-    expect(normalizePoliciesPath('./policies/prod/')).toBe('policies/prod');
-    expect(normalizePoliciesPath('/a//b')).toBe('a/b');
-    expect(normalizePoliciesPath('a/../../etc')).toBeUndefined();
   });
 });

@@ -123,14 +123,4 @@ export function resolveOutcomes(
 
 const list = (names: readonly string[]) => names.join(', ');
 
-/** `policies-path` as a relative directory inside an archive ('' for the root); undefined when unsafe. */
-export function normalizePoliciesPath(path: string | undefined): string | undefined {
-  const segments = (path ?? '')
-    .replace(/\\/g, '/')
-    .split('/')
-    .filter((s) => s !== '' && s !== '.');
-  if (segments.some((s) => s === '..')) return undefined;
-  return segments.join('/');
-}
-
 export { isEnforcementLevel };

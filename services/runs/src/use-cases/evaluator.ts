@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { archiveDirectory } from '@policyhub/archive-reader';
 import type { Queryable } from '@policyhub/db';
 import { conflict, invalidAttribute, notFound } from '@policyhub/errors';
 import { type LeaseRow, PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
@@ -8,7 +9,6 @@ import { declaredArchivePolicies } from '../archives/sentinel-archive.js';
 import {
   type DeclaredPolicies,
   type DeclaredPolicy,
-  normalizePoliciesPath,
   type PolicySetSnapshot,
   type ReportedOutcome,
   resolveOutcomes,
@@ -190,7 +190,7 @@ export class EvaluatorUseCases {
     const declared = new Map<string, readonly DeclaredPolicy[] | string>();
     for (const set of sets) {
       if (!set.archiveObjectKey) continue;
-      const policiesPath = normalizePoliciesPath(set.policiesPath);
+      const policiesPath = archiveDirectory(set.policiesPath);
       if (policiesPath === undefined) {
         declared.set(set.id, `its policies-path ${JSON.stringify(set.policiesPath)} leaves the archive`);
         continue;

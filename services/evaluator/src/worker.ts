@@ -9,14 +9,11 @@ import {
 } from '@policyhub/contracts';
 import { createClient, deadline, readServiceError, workerCredential } from '@policyhub/grpc-runtime';
 import type { Logger } from '@policyhub/telemetry';
+import { archiveDirectory, extractArchive } from '@policyhub/archive-reader';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extractArchive } from '../archives/archive-reader.js';
-import { declaredArchivePolicies } from '../archives/sentinel-archive.js';
-import { normalizePoliciesPath } from '../domain/evaluation.js';
-import { renderReport } from '../domain/report.js';
 import {
   buildEngineRequest,
   type EngineResult,
@@ -26,7 +23,9 @@ import {
 import { type EngineRun, runEngine } from './engine-process.js';
 import { type EngineSetup, missingEngineMessage } from './engines.js';
 import { downloadObject } from './input-files.js';
+import { renderReport } from './report.js';
 import { evaluateWithSentinel } from './sentinel/adapter.js';
+import { readSentinelConfiguration, SENTINEL_CONFIG_FILE } from './sentinel/configuration.js';
 
 export interface WorkerOptions {
   runsAddress: string;
@@ -283,7 +282,7 @@ export class EvaluatorWorker {
     const archives = new Map<string, PreparedArchive>();
     for (const [i, set] of input.policySets.entries()) {
       if (!set.archive) continue;
-      const policiesPath = normalizePoliciesPath(set.policiesPath);
+      const policiesPath = archiveDirectory(set.policiesPath);
       if (policiesPath === undefined)
         throw new Error(`policy set ${set.name}: policies-path ${set.policiesPath} leaves the archive`);
       const archivePath = join(workDir, `archive-${i}.tar.gz`);
@@ -296,9 +295,13 @@ export class EvaluatorWorker {
       }
       let declared: PreparedArchive['declared'];
       if (set.kind === 'EVALUATION_POLICY_KIND_A') {
-        const answer = await declaredArchivePolicies(createReadStream(archivePath), policiesPath);
-        if (typeof answer === 'string') throw new Error(`policy set ${set.name}: ${answer}`);
-        declared = answer;
+        const dir = policiesPath ? join(archiveDir, ...policiesPath.split('/')) : archiveDir;
+        const shownAs = policiesPath ? `${policiesPath}/${SENTINEL_CONFIG_FILE}` : SENTINEL_CONFIG_FILE;
+        try {
+          declared = (await readSentinelConfiguration(dir, shownAs)).policies;
+        } catch (err) {
+          throw new Error(`policy set ${set.name}: ${describe(err)}`);
+        }
       }
       archives.set(set.id, { archivePath, archiveDir, policiesPath, declared });
     }

@@ -7,9 +7,9 @@ import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
 
 /**
- * Reading policy set archives (tar.gz) in runs and in the evaluator worker. Storage validated
- * each archive at upload; these readers still refuse anything unsafe (absolute paths, `..`,
- * links, devices) and bound what they take in, because they write to disk.
+ * Reading policy set archives (tar.gz) in runs (one configuration file) and in the evaluator
+ * (extracted to disk). Storage validated each archive at upload; these readers still refuse
+ * anything unsafe (absolute paths, `..`, links, devices) and bound what they take in.
  */
 
 export const ARCHIVE_LIMITS = {
@@ -24,6 +24,20 @@ export function entryPath(name: string): string | undefined {
   if (name.startsWith('/') || /^[A-Za-z]:/.test(name) || name.includes('\\') || name.includes('\0'))
     return undefined;
   const segments = name.split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.some((s) => s === '..')) return undefined;
+  return segments.join('/');
+}
+
+/**
+ * A directory named by a user (a policy set's `policies-path`) as a relative path inside an
+ * archive ('' for the root): `./`, doubled and leading slashes and backslashes are forgiven;
+ * undefined when it would leave the archive.
+ */
+export function archiveDirectory(path: string | undefined): string | undefined {
+  const segments = (path ?? '')
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
   if (segments.some((s) => s === '..')) return undefined;
   return segments.join('/');
 }

@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
 import { env, loadConfig, z } from '@policyhub/config';
 import { MIN_SECRET_LENGTH } from '@policyhub/grpc-runtime';
-import { MAX_LEASE_SECONDS } from '../domain/lease.js';
 
-/** Environment of the evaluator worker (docs/evaluator.md lists each). */
+/** The longest lease runs grants (policy_evaluator.proto: lease_seconds is 1..3600). */
+const MAX_LEASE_SECONDS = 3_600;
+
+/** Environment of the evaluator (services/evaluator/README.md lists each). */
 export const evaluatorConfigShape = {
   RUNS_ADDR: env.address('127.0.0.1:50053'),
   /** This evaluator's credential: one of the runs service's EVALUATOR_TOKENS. */

@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { parseSentinelConfig } from '../../archives/sentinel-archive.js';
-import { SENTINEL_CONFIG_FILE, sentinelPolicies } from '../../domain/sentinel-config.js';
+import {
+  readSentinelConfiguration,
+  SENTINEL_CONFIG_FILE,
+  type SentinelConfiguration,
+} from './configuration.js';
 
 /** One policy as Sentinel will run it, with what the report shows. */
 export interface LaidOutPolicy {
@@ -126,27 +129,14 @@ export async function layOutArchive(
 ): Promise<SetLayout> {
   const dir = policiesPath ? join(archiveDir, ...policiesPath.split('/')) : archiveDir;
   const where = policiesPath ? `${policiesPath}/${SENTINEL_CONFIG_FILE}` : SENTINEL_CONFIG_FILE;
-  let text: string;
+  let configuration: SentinelConfiguration;
   try {
-    text = await readFile(join(dir, SENTINEL_CONFIG_FILE), 'utf8');
-  } catch {
-    throw new Error(`policy set ${set.name}: its archive has no ${where}`);
-  }
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = (await parseSentinelConfig(text, where)) as Record<string, unknown>;
+    configuration = await readSentinelConfiguration(dir, where);
   } catch (err) {
     throw new Error(`policy set ${set.name}: ${(err as Error).message}`);
   }
-  const declared = (() => {
-    try {
-      return sentinelPolicies(parsed);
-    } catch (err) {
-      throw new Error(`policy set ${set.name}: ${where}: ${(err as Error).message}`);
-    }
-  })();
   const config: Record<string, unknown> = Object.create(null);
-  for (const [key, value] of Object.entries(parsed)) {
+  for (const [key, value] of Object.entries(configuration.blocks)) {
     if (key === 'test') continue;
     config[key] = literalStrings(value);
   }
@@ -172,7 +162,7 @@ export async function layOutArchive(
     setName: set.name,
     dir,
     configFile,
-    policies: declared.map((p) => {
+    policies: configuration.policies.map((p) => {
       const source = p.source || `./${p.name}.sentinel`;
       return { name: p.name, enforcementLevel: p.enforcementLevel, source, file: basename(source) };
     }),

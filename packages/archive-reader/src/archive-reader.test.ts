@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { entryPath, extractArchive, readArchiveFile } from './archive-reader.js';
+import { archiveDirectory, entryPath, extractArchive, readArchiveFile } from './archive-reader.js';
 
 async function tgz(
   entries: Array<{
@@ -81,5 +81,13 @@ describe('archive reader', () => {
     expect(entryPath('/etc/passwd')).toBeUndefined();
     expect(entryPath('a/../../b')).toBeUndefined();
     expect(entryPath('C:/x')).toBeUndefined();
+  });
+
+  it('reads a policies-path as a directory inside the archive', () => {
+    expect(archiveDirectory(undefined)).toBe('');
+    expect(archiveDirectory('./policies/prod/')).toBe('policies/prod');
+    expect(archiveDirectory('/a//b')).toBe('a/b');
+    expect(archiveDirectory('a\\b')).toBe('a/b');
+    expect(archiveDirectory('a/../../etc')).toBeUndefined();
   });
 });

@@ -1,0 +1,7 @@
+export {
+  ARCHIVE_LIMITS,
+  archiveDirectory,
+  entryPath,
+  extractArchive,
+  readArchiveFile,
+} from './archive-reader.js';

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { readSentinelConfiguration } from '../src/sentinel/configuration.js';
+import { tfplanV2 } from '../src/sentinel/mock-data.js';
+
+const examples = fileURLToPath(new URL('../../../examples/', import.meta.url));
+
+describe('examples/', () => {
+  it('the Sentinel set declares three policies at three levels, each a file of the set', async () => {
+    const { policies } = await readSentinelConfiguration(`${examples}sentinel`, 'sentinel.hcl');
+    expect(policies.map((p) => [p.name, p.enforcementLevel]).sort()).toEqual([
+      ['allowed-instance-types', 'advisory'],
+      ['require-owner-tag', 'soft-mandatory'],
+      ['restrict-public-buckets', 'hard-mandatory'],
+    ]);
+    for (const p of policies)
+      expect(readFileSync(`${examples}sentinel/${p.source.replace('./', '')}`, 'utf8')).toContain(
+        'main = rule',
+      );
+  });
+
+  it('the plan gives the tfplan/v2 data the policies read', () => {
+    const data = tfplanV2(JSON.parse(readFileSync(`${examples}plans/soft-fail.json`, 'utf8')));
+    const rc = data.resource_changes as Record<
+      string,
+      { change: { after: { tags?: Record<string, string> } } }
+    >;
+    expect(Object.keys(rc)).toEqual(['aws_instance.web', 'aws_s3_bucket_acl.logs']);
+    expect(rc['aws_instance.web']!.change.after.tags).not.toHaveProperty('owner');
+  });
+});

@@ -1,0 +1,183 @@
+import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { conflict } from '@policyhub/errors';
+import { createLogger } from '@policyhub/telemetry';
+import { testWorkerTokens, waitFor } from '@policyhub/testing';
+import tar from 'tar-stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineSetup } from '../src/engines.js';
+import { EvaluatorWorker } from '../src/worker.js';
+import { type Decision, FakeRuns, type QueuedCheck } from './support/fake-runs.js';
+
+const HARD = 'EVALUATION_ENFORCEMENT_LEVEL_HARD_MANDATORY' as const;
+const plan = Buffer.from(JSON.stringify({ resource_changes: [{ address: 'aws_s3_bucket.logs' }] }));
+
+/** An engine executable (contract version 2) written as a Node script. */
+const engine = (script: string): EngineSetup => ({
+  command: [process.execPath, '-e', script],
+  sentinel: undefined,
+  sentinelProblem: 'not used: EVALUATOR_COMMAND takes every check',
+});
+const noEngine: EngineSetup = {
+  command: undefined,
+  sentinel: undefined,
+  sentinelProblem: 'SENTINEL_BIN is not set and there is no `sentinel` executable on PATH',
+};
+
+/** Fails every listed and every archive policy, saying what it was given. */
+const FAIL_EVERYTHING = `
+  const request = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+  const policies = request.policy_sets.flatMap((s) =>
+    [...s.policies.map((p) => p.name), ...(s.archive_policies ?? []).map((p) => p.name)].map((name) => ({
+      policy_set_id: s.id, policy: name, passed: false,
+      output: ['kind=' + s.kind, 'plan=' + require('node:fs').readFileSync(request.plan_path, 'utf8').length],
+    })));
+  process.stdout.write(JSON.stringify({ policies, details: { engine: 'test' } }));
+`;
+
+async function tgz(files: Record<string, string>): Promise<Buffer> {
+  const pack = tar.pack();
+  const chunks: Buffer[] = [];
+  pack.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise((resolve) => pack.on('end', resolve));
+  for (const [name, content] of Object.entries(files)) pack.entry({ name }, content);
+  pack.finalize();
+  await done;
+  return gzipSync(Buffer.concat(chunks));
+}
+
+describe('evaluator worker', () => {
+  const runs = new FakeRuns();
+  const log: Array<{ msg: string }> = [];
+  let worker: EvaluatorWorker | undefined;
+  let n = 0;
+
+  beforeAll(() => runs.start());
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
+  });
+  afterAll(() => runs.stop());
+
+  function startWorker(engines: EngineSetup) {
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        log.push(JSON.parse(chunk.toString()) as { msg: string });
+        done();
+      },
+    });
+    worker = new EvaluatorWorker({
+      runsAddress: runs.address,
+      token: testWorkerTokens.evaluator,
+      engines,
+      evaluatorId: 'worker-test',
+      pollIntervalMs: 20,
+      leaseSeconds: 30,
+      timeoutMs: 20_000,
+      logger: createLogger('evaluator', 'info', sink),
+    });
+    worker.start();
+  }
+
+  function queue(check: Omit<QueuedCheck, 'id'>): string {
+    const id = `polchk-${++n}`;
+    runs.queue({ id, ...check });
+    return id;
+  }
+
+  const individual = (id = 'polset-a') => ({
+    id,
+    name: 'guardrails',
+    policies: [{ id: 'pol-1', name: 'no-s3', enforcementLevel: HARD, code: 'aws_s3_bucket' }],
+  });
+
+  const completed = (d: Decision) => {
+    if (d.kind !== 'completed') throw new Error(`the check was failed: ${d.request.errorMessage}`);
+    return d.request;
+  };
+  const failed = (d: Decision) => {
+    if (d.kind !== 'failed') throw new Error('the check was completed');
+    return d.request;
+  };
+
+  it("reports each policy's outcome at its level, the report and the engine's details", async () => {
+    startWorker(engine(FAIL_EVERYTHING));
+    const id = queue({ plan, sets: [individual()] });
+    const request = completed(await runs.decided(id));
+    expect(request.outcomes).toEqual([
+      expect.objectContaining({ policySetId: 'polset-a', policyName: 'no-s3', passed: false }),
+    ]);
+    expect(request.report).toContain('kind_a Result: false');
+    expect(request.report).toContain('1 policies evaluated.');
+    expect(request.report).toContain('## Policy 1: guardrails/no-s3 (hard-mandatory)');
+    expect(request.report).toContain(`plan=${plan.length}`);
+    expect(JSON.parse(request.engineDetailsJson!)).toEqual({ engine: 'test' });
+  });
+
+  it("extracts a versioned set's archive and gives the engine the policies its sentinel.hcl declares", async () => {
+    startWorker(engine(FAIL_EVERYTHING));
+    const archive = await tgz({
+      'prod/sentinel.hcl':
+        'policy "a" {\n  source = "./a.sentinel"\n  enforcement_level = "soft-mandatory"\n}\n',
+      'prod/a.sentinel': 'main = rule { true }',
+    });
+    const id = queue({
+      plan,
+      sets: [{ id: 'polset-v', name: 'versioned', archive, policiesPath: './prod/' }],
+    });
+    const request = completed(await runs.decided(id));
+    expect(request.outcomes).toEqual([
+      expect.objectContaining({
+        policySetId: 'polset-v',
+        policyName: 'a',
+        enforcementLevel: 'EVALUATION_ENFORCEMENT_LEVEL_SOFT_MANDATORY',
+      }),
+    ]);
+    expect(request.report).toContain('## Policy 1: versioned/a (soft-mandatory)');
+  });
+
+  it('ends a check errored, saying how to install one, when no engine evaluates its kind', async () => {
+    startWorker(noEngine);
+    const sentinelCheck = queue({ plan, sets: [individual()] });
+    expect(failed(await runs.decided(sentinelCheck)).errorMessage).toMatch(
+      /^no policy engine for kind_a \(Sentinel\) policy sets: the Sentinel CLI was not found .*Install it/,
+    );
+    const opaCheck = queue({ plan, sets: [{ ...individual('polset-b'), kind: 'EVALUATION_POLICY_KIND_B' }] });
+    expect(failed(await runs.decided(opaCheck)).errorMessage).toMatch(
+      /^no policy engine for kind_b \(OPA\) policy sets/,
+    );
+  });
+
+  it('refuses a plan that is not the one runs announced, and a check whose plan is gone', async () => {
+    startWorker(engine(FAIL_EVERYTHING));
+    const altered = queue({ plan, sets: [individual()], planSha256: '0'.repeat(64) });
+    expect(failed(await runs.decided(altered)).errorMessage).toMatch(
+      /^could not prepare the check's input: plan\/polchk-\d+ does not match its SHA-256/,
+    );
+    const gone = queue({
+      plan,
+      sets: [individual()],
+      inputError: conflict(
+        'RUNS_PLAN_MISSING',
+        'the run has no stored plan JSON; the check cannot be evaluated',
+      ),
+    });
+    expect(failed(await runs.decided(gone)).errorMessage).toBe(
+      'the run has no stored plan JSON; the check cannot be evaluated',
+    );
+  });
+
+  it('reports nothing for a check whose lease was lost while its engine ran', async () => {
+    // The engine waits until the test has taken the lease away, then answers.
+    startWorker(engine(`setTimeout(() => { ${FAIL_EVERYTHING} }, 1500)`));
+    const id = queue({ plan, sets: [individual()] });
+    await waitFor(() => runs.claims.some((c) => c.checkId === id), 10_000, 10);
+    runs.revokeLease(id);
+    await waitFor(
+      () => log.some((l) => l.msg === 'lease lost; another evaluator holds the check now'),
+      20_000,
+      20,
+    );
+    expect(runs.decision(id)).toBeUndefined();
+  });
+});
