@@ -11,9 +11,12 @@
 #     --build-arg SENTINEL_VERSION=<x.y.z> --build-arg SENTINEL_SHA256=<sha256 of the linux zip> \
 #     -t policyhub/evaluator .
 #
-# The download needs the internet: this repository's CI cannot fetch it (no internet there), so it builds
-# without SENTINEL_VERSION, and such an image evaluates no kind_a check (each ends `errored` saying how to
-# install Sentinel). docs/policy-evaluation.md has the details.
+# Its kind_b engine is the OPA CLI (1.0 or later): add --build-arg OPA_VERSION=<x.y.z> and
+# --build-arg OPA_SHA256=<sha256 of opa_linux_<arch>_static> to install that release the same way.
+#
+# The downloads need the internet: this repository's CI cannot fetch them (no internet there), so it builds
+# without SENTINEL_VERSION or OPA_VERSION, and such an image evaluates no kind_a check (each ends `errored`
+# saying how to install Sentinel). docs/policy-evaluation.md has the details.
 # The Node line every test runs on (package.json engines; CI is Node 20).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -87,6 +90,23 @@ RUN mkdir -p /sentinel \
       && /sentinel/sentinel version; \
     fi
 
+# --- opa: the official OPA CLI (static build), only when OPA_VERSION is given; checked against OPA_SHA256
+# before it is kept. Without OPA_VERSION this stage is an empty directory.
+FROM ${NODE_IMAGE} AS opa
+ARG OPA_VERSION=""
+ARG OPA_SHA256=""
+ARG TARGETARCH=amd64
+RUN mkdir -p /opa \
+ && if [ -n "${OPA_VERSION}" ]; then \
+      if [ -z "${OPA_SHA256}" ]; then echo "OPA_SHA256 is required with OPA_VERSION" >&2; exit 1; fi; \
+      apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \
+      && curl -fsSLo /opa/opa \
+           "https://github.com/open-policy-agent/opa/releases/download/v${OPA_VERSION}/opa_linux_${TARGETARCH}_static" \
+      && echo "${OPA_SHA256}  /opa/opa" | sha256sum -c - \
+      && chmod 0755 /opa/opa \
+      && /opa/opa version; \
+    fi
+
 # --- runtime
 FROM ${NODE_IMAGE} AS runtime
 ARG SERVICE
@@ -106,6 +126,8 @@ COPY --from=build /out/ ./
 # The Sentinel CLI when the image was built with SENTINEL_VERSION (nothing otherwise): on PATH, where the
 # evaluator looks for it (the other services never run it).
 COPY --from=sentinel /sentinel/ /usr/local/bin/
+# Likewise the OPA CLI when built with OPA_VERSION.
+COPY --from=opa /opa/ /usr/local/bin/
 # The `node` user of the official image, numeric so Kubernetes can verify runAsNonRoot.
 USER 1000:1000
 # gateway: HTTP API on PORT; services: gRPC on GRPC_PORT; every one: /healthz, /readyz, /metrics on OPS_PORT.

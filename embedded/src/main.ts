@@ -29,10 +29,12 @@ const embeddedConfigShape = {
   IN_PROCESS_CALLS: env.bool(true),
   /** The built-in evaluator (docs/policy-evaluation.md); false turns it off. */
   EVALUATOR_ENABLED: env.bool(true),
-  /** A generic engine command for every kind (docs/evaluator.md); unset: Sentinel for kind_a. */
+  /** A generic engine command for every kind (docs/evaluator.md); unset: Sentinel for kind_a, OPA for kind_b. */
   EVALUATOR_COMMAND: z.string().trim().optional(),
   /** The Sentinel CLI (absolute path); unset: `sentinel` on PATH. */
   SENTINEL_BIN: z.string().trim().optional(),
+  /** The OPA CLI (absolute path, 1.0 or later); unset: `opa` on PATH. */
+  OPA_BIN: z.string().trim().optional(),
   API_VOCABULARY: apiVocabulary(),
   /** Check every JSON response against its route's schema, 500 on a mismatch (tests; ADR 0031). */
   VALIDATE_RESPONSES: env.bool(false),
@@ -79,7 +81,10 @@ const system = await startSystem({
   logLevel: config.LOG_LEVEL,
   runsGrpcAddress: config.RUNS_GRPC_ADDR,
   evaluator: config.EVALUATOR_ENABLED
-    ? { environment: { ...process.env, SENTINEL_BIN: config.SENTINEL_BIN }, command: evaluatorCommand }
+    ? {
+        environment: { ...process.env, SENTINEL_BIN: config.SENTINEL_BIN, OPA_BIN: config.OPA_BIN },
+        command: evaluatorCommand,
+      }
     : undefined,
   apiVocabulary: config.API_VOCABULARY,
   validateResponses: config.VALIDATE_RESPONSES,

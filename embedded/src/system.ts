@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startAdminOrgs } from '@policyhub/admin-orgs';
 import { policySetsConfigShape, startPolicySets } from '@policyhub/policy-sets';
-import { describeEngines, detectEngines, EvaluatorWorker } from '@policyhub/evaluator';
+import { detectEngines, EvaluatorWorker } from '@policyhub/evaluator';
 import { runsConfigShape, startRuns } from '@policyhub/runs';
 import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
 import { loadConfig } from '@policyhub/config';
@@ -92,7 +92,7 @@ export interface SystemOptions {
 }
 
 export interface EmbeddedEvaluatorOptions {
-  /** Environment the engines are looked up in (SENTINEL_BIN, PATH); default process.env. */
+  /** Environment the engines are looked up in (SENTINEL_BIN, OPA_BIN, PATH); default process.env. */
   environment?: Record<string, string | undefined>;
   /** A generic engine command (EVALUATOR_COMMAND) for checks of every kind. */
   command?: string[] | undefined;
@@ -253,7 +253,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       });
       worker.start();
       started.push({ close: () => worker.stop() });
-      evaluatorEngines = describeEngines(engines);
+      evaluatorEngines = engines.describe();
     }
 
     // Every consumer is subscribed now: open the in-process bus and deliver whatever outbox rows

@@ -2,6 +2,14 @@ import { hostname } from 'node:os';
 import { env, loadConfig, z } from '@policyhub/config';
 import { MIN_SECRET_LENGTH } from '@policyhub/grpc-runtime';
 
+/** A variable whose blank value means unset. */
+const optionalText = () =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined));
+
 /** The longest lease runs grants (policy_evaluator.proto: lease_seconds is 1..3600). */
 const MAX_LEASE_SECONDS = 3_600;
 
@@ -14,25 +22,15 @@ export const evaluatorConfigShape = {
     .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`),
   /**
    * A generic engine command for checks of every kind (a JSON array, or words separated by
-   * spaces; quotes group). Unset: kind_a checks use the Sentinel CLI.
+   * spaces; quotes group). Unset: kind_a sets use the Sentinel CLI, kind_b sets the OPA CLI.
    */
-  EVALUATOR_COMMAND: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v ? v : undefined)),
+  EVALUATOR_COMMAND: optionalText(),
   /** The Sentinel CLI (absolute path); unset: `sentinel` on PATH. */
-  SENTINEL_BIN: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v ? v : undefined)),
+  SENTINEL_BIN: optionalText(),
+  /** The OPA CLI (absolute path, OPA 1.0 or later); unset: `opa` on PATH. */
+  OPA_BIN: optionalText(),
   /** Where per-check working directories are created (default: the OS temp directory). */
-  EVALUATOR_WORK_DIR: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v ? v : undefined)),
+  EVALUATOR_WORK_DIR: optionalText(),
   EVALUATOR_ID: z.string().default(`${hostname()}-${process.pid}`),
   EVALUATOR_POLL_INTERVAL_MS: env.int(1_000, 10),
   EVALUATOR_LEASE_SECONDS: z.coerce.number().int().min(1).max(MAX_LEASE_SECONDS).default(300),

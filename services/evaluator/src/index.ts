@@ -1,3 +1,16 @@
 export { EvaluatorWorker, type WorkerOptions } from './worker.js';
-export { detectEngines, describeEngines, type EngineSetup } from './engines.js';
-export { parseCommand } from './command-line.js';
+export { detectEngines, EngineRegistry } from './engines/registry.js';
+export { parseCommand } from './engines/command/command-line.js';
+export type {
+  EngineInput,
+  EngineRun,
+  EnforcementLevel,
+  IndividualPolicy,
+  PolicyEngine,
+  PolicyKind,
+  PolicyOutcome,
+  PolicyResult,
+  PreparedArchive,
+  PreparedPolicySet,
+  RunFacts,
+} from './engines/engine.js';

@@ -1,13 +1,14 @@
 import { createLogger, startOpsServer } from '@policyhub/telemetry';
-import { parseCommand } from './command-line.js';
 import { type EvaluatorConfig, loadEvaluatorConfig } from './config.js';
-import { describeEngines, detectEngines } from './engines.js';
+import { parseCommand } from './engines/command/command-line.js';
+import { detectEngines } from './engines/registry.js';
 import { EvaluatorWorker } from './worker.js';
 
 /**
- * `npm run evaluator`: a policy evaluator worker. Claims queued policy checks from the runs
- * service (RUNS_ADDR) and evaluates each with EVALUATOR_COMMAND, or kind_a checks with the
- * Sentinel CLI (docs/evaluator.md, docs/policy-evaluation.md).
+ * The evaluator's composition root (`npm run evaluator`, the evaluator image): reads the config,
+ * looks the engines up once (EVALUATOR_COMMAND for every kind, else the Sentinel CLI for kind_a
+ * and the OPA CLI for kind_b), and claims policy checks from runs (RUNS_ADDR) until SIGTERM
+ * (docs/evaluator.md, docs/policy-evaluation.md).
  */
 let config: EvaluatorConfig;
 let command: string[] | undefined;
@@ -18,7 +19,10 @@ try {
   console.error(`evaluator: ${(err as Error).message}`);
   process.exit(2);
 }
-const engines = await detectEngines({ ...process.env, SENTINEL_BIN: config.SENTINEL_BIN }, command);
+const engines = await detectEngines(
+  { ...process.env, SENTINEL_BIN: config.SENTINEL_BIN, OPA_BIN: config.OPA_BIN },
+  command,
+);
 
 const logger = createLogger('evaluator', config.LOG_LEVEL);
 let stopping = false;
@@ -38,7 +42,7 @@ if (config.OPS_PORT > 0) {
   await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, isReady: async () => !stopping });
 }
 logger.info(
-  { runs: config.RUNS_ADDR, evaluatorId: config.EVALUATOR_ID, engines: describeEngines(engines) },
+  { runs: config.RUNS_ADDR, evaluatorId: config.EVALUATOR_ID, engines: engines.describe() },
   'evaluator started',
 );
 

@@ -1,38 +1,20 @@
-import * as grpc from '@grpc/grpc-js';
-import {
-  contracts,
-  evaluationEnforcementLevel,
-  evaluationPolicyKind,
-  policyCheckStatus,
-  type runsV1,
-  timestampToIso,
-} from '@policyhub/contracts';
-import { createClient, deadline, readServiceError, workerCredential } from '@policyhub/grpc-runtime';
-import type { Logger } from '@policyhub/telemetry';
-import { archiveDirectory, extractArchive } from '@policyhub/archive-reader';
-import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  buildEngineRequest,
-  type EngineResult,
-  type PreparedArchive,
-  parseEngineResult,
-} from './engine-contract.js';
-import { type EngineRun, runEngine } from './engine-process.js';
-import { type EngineSetup, missingEngineMessage } from './engines.js';
-import { downloadObject } from './input-files.js';
-import { renderReport } from './report.js';
-import { evaluateWithSentinel } from './sentinel/adapter.js';
-import { readSentinelConfiguration, SENTINEL_CONFIG_FILE } from './sentinel/configuration.js';
+import * as grpc from '@grpc/grpc-js';
+import { contracts, evaluationEnforcementLevel, policyCheckStatus, type runsV1 } from '@policyhub/contracts';
+import { createClient, deadline, readServiceError, workerCredential } from '@policyhub/grpc-runtime';
+import type { Logger } from '@policyhub/telemetry';
+import { kindsOf, type PreparedCheck, prepareCheck } from './check-input.js';
+import { type CheckEvaluation, evaluateCheck, missingEngine } from './evaluate-check.js';
+import type { EngineRegistry } from './engines/registry.js';
 
 export interface WorkerOptions {
   runsAddress: string;
   /** The evaluator's bearer token (one of runs' EVALUATOR_TOKENS). */
   token: string;
-  /** The engines found at start (detectEngines). */
-  engines: EngineSetup;
+  /** The engine of each kind, found at start (detectEngines). */
+  engines: EngineRegistry;
   /** Where per-check working directories are created (default: the OS temp directory). */
   workRoot?: string;
   evaluatorId: string;
@@ -157,22 +139,23 @@ export class EvaluatorWorker {
         await this.client.FailPolicyCheck({
           ...ref,
           errorMessage: outcome.error,
-          report: outcome.report || undefined,
+          report: outcome.report,
         });
         return;
       }
       try {
         const done = await this.client.CompletePolicyCheck({
           ...ref,
-          outcomes: outcome.result.outcomes.map((o) => ({
+          // An errored policy counts as failed at its level in a policy check, as upstream does.
+          outcomes: outcome.outcomes.map((o) => ({
             policySetId: o.policySetId,
             policyName: o.policyName,
-            passed: o.passed,
-            enforcementLevel: evaluationEnforcementLevel.fromWord(o.enforcementLevel),
+            passed: o.result === 'passed',
+            enforcementLevel: o.enforcementLevel && evaluationEnforcementLevel.fromWord(o.enforcementLevel),
           })),
-          report: outcome.result.report ?? renderEngineReport(input, outcome.result),
+          report: outcome.report,
           durationMs,
-          engineDetailsJson: outcome.result.details ? JSON.stringify(outcome.result.details) : undefined,
+          engineDetailsJson: outcome.details ? JSON.stringify(outcome.details) : undefined,
         });
         if (done.status === 'POLICY_CHECK_STATUS_ERRORED') {
           log.warn(
@@ -207,105 +190,34 @@ export class EvaluatorWorker {
   }
 
   /**
-   * Picks the engine for the check's kinds (EVALUATOR_COMMAND for any kind; else Sentinel for
-   * kind_a; nothing else), fetches the plan and archives into `workDir`, and runs it. A missing
-   * engine, an unreadable input or an engine failure come back as an error for the check.
+   * Checks that every kind of the check has an engine (before anything is downloaded), streams
+   * the plan and archives into `workDir`, and runs the engines. A missing engine, an unreadable
+   * input or an engine failure come back as an error for the check.
    */
   private async runEngines(
     input: runsV1.GetPolicyCheckInputResponse__Output,
     ref: { policyCheckId: string; leaseToken: string },
     workDir: string,
     signal: AbortSignal,
-  ): Promise<{ result: EngineResult } | { error: string; report: string }> {
-    const { engines } = this.options;
-    if (!engines.command) {
-      const kinds = [...new Set(input.policySets.map((s) => evaluationPolicyKind.toWord(s.kind)))];
-      const unsupported = kinds.find((k) => k !== 'kind_a') ?? (engines.sentinel ? undefined : 'kind_a');
-      if (unsupported) {
-        const error = missingEngineMessage(unsupported, engines);
-        return { error, report: `Policy check errored: ${error}\n` };
-      }
-    }
-    let files: Awaited<ReturnType<EvaluatorWorker['fetchInput']>>;
+  ): Promise<CheckEvaluation> {
+    const missing = missingEngine(this.options.engines, kindsOf(input));
+    if (missing) return { error: missing, report: `Policy check errored: ${missing}\n` };
+    let check: PreparedCheck;
     try {
-      files = await this.fetchInput(input, ref, workDir);
+      check = await prepareCheck(input, (key) => this.readObject(ref, key), workDir);
     } catch (err) {
       if (readServiceError(err).code === 'RUNS_LEASE_LOST') throw err;
       const error = `could not prepare the check's input: ${describe(err)}`;
       return { error, report: `Policy check errored: ${error}\n` };
     }
-    if (engines.command) return this.runCommand(engines.command, input, files, workDir, signal);
-    return evaluateWithSentinel({
-      sentinel: engines.sentinel!,
-      workDir,
-      planFile: files.planPath,
-      run: {
-        id: input.runId,
-        createdAt: timestampToIso(input.run?.createdAt) ?? '',
-        message: input.run?.message ?? '',
-        speculative: input.run?.planOnly ?? false,
-        organization: input.organization,
-        workspaceId: input.workspaceId,
-      },
-      sets: input.policySets.map((s) => {
-        const archive = files.archives.get(s.id);
-        return {
-          id: s.id,
-          name: s.name,
-          parameters: { ...s.parameters },
-          policies: s.policies.map((p) => ({
-            name: p.name,
-            enforcementLevel: evaluationEnforcementLevel.toWord(p.enforcementLevel),
-            code: p.code ?? '',
-          })),
-          archiveDir: archive?.archiveDir,
-          policiesPath: archive?.policiesPath ?? '',
-        };
-      }),
+    return evaluateCheck({
+      registry: this.options.engines,
+      check,
+      checkId: input.policyCheckId,
+      dir: workDir,
       timeoutMs: this.options.timeoutMs,
       signal,
     });
-  }
-
-  /**
-   * The plan and every archive, streamed from runs into `workDir` (checked against their size
-   * and SHA-256); archives are extracted and, for kind_a, their sentinel.hcl is read.
-   */
-  private async fetchInput(
-    input: runsV1.GetPolicyCheckInputResponse__Output,
-    ref: { policyCheckId: string; leaseToken: string },
-    workDir: string,
-  ) {
-    if (!input.plan) throw new Error('the input names no plan');
-    const planPath = join(workDir, 'plan.json');
-    await downloadObject(this.readObject(ref, input.plan.key), input.plan, planPath);
-    const archives = new Map<string, PreparedArchive>();
-    for (const [i, set] of input.policySets.entries()) {
-      if (!set.archive) continue;
-      const policiesPath = archiveDirectory(set.policiesPath);
-      if (policiesPath === undefined)
-        throw new Error(`policy set ${set.name}: policies-path ${set.policiesPath} leaves the archive`);
-      const archivePath = join(workDir, `archive-${i}.tar.gz`);
-      const archiveDir = join(workDir, `archive-${i}`);
-      await downloadObject(this.readObject(ref, set.archive.key), set.archive, archivePath);
-      try {
-        await extractArchive(createReadStream(archivePath), archiveDir);
-      } catch (err) {
-        throw new Error(`policy set ${set.name}: ${describe(err)}`);
-      }
-      let declared: PreparedArchive['declared'];
-      if (set.kind === 'EVALUATION_POLICY_KIND_A') {
-        const dir = policiesPath ? join(archiveDir, ...policiesPath.split('/')) : archiveDir;
-        const shownAs = policiesPath ? `${policiesPath}/${SENTINEL_CONFIG_FILE}` : SENTINEL_CONFIG_FILE;
-        try {
-          declared = (await readSentinelConfiguration(dir, shownAs)).policies;
-        } catch (err) {
-          throw new Error(`policy set ${set.name}: ${describe(err)}`);
-        }
-      }
-      archives.set(set.id, { archivePath, archiveDir, policiesPath, declared });
-    }
-    return { planPath, archives };
   }
 
   private async *readObject(ref: { policyCheckId: string; leaseToken: string }, key: string) {
@@ -319,42 +231,6 @@ export class EvaluatorWorker {
     } finally {
       call.cancel();
     }
-  }
-
-  /** The generic engine command (contract version 2). */
-  private async runCommand(
-    command: string[],
-    input: runsV1.GetPolicyCheckInputResponse__Output,
-    files: { planPath: string; archives: ReadonlyMap<string, PreparedArchive> },
-    workDir: string,
-    signal: AbortSignal,
-  ): Promise<{ result: EngineResult } | { error: string; report: string }> {
-    const request = JSON.stringify(buildEngineRequest(input, { workDir, ...files }));
-    let run: EngineRun;
-    try {
-      run = await runEngine(command, request, { timeoutMs: this.options.timeoutMs, signal, cwd: workDir });
-    } catch (err) {
-      return { error: describe(err), report: '' };
-    }
-    const stderr = run.stderr.trim() ? `\n\nEngine stderr:\n${run.stderr.trimEnd()}\n` : '';
-    if (run.timedOut)
-      return { error: `the engine did not finish within ${this.options.timeoutMs} ms`, report: stderr };
-    if (run.exitCode !== 0) {
-      const how = run.signal ? `was killed by ${run.signal}` : `exited with status ${run.exitCode}`;
-      return { error: `the engine ${how}`, report: `Policy check errored: the engine ${how}.${stderr}` };
-    }
-    let result: EngineResult;
-    try {
-      result = parseEngineResult(run.stdout);
-    } catch (err) {
-      return { error: describe(err), report: `Policy check errored: ${describe(err)}${stderr}` };
-    }
-    // Archive policies' levels are the configuration's (runs uses them too); show them in the report.
-    for (const o of result.outcomes) {
-      const declared = files.archives.get(o.policySetId)?.declared?.find((p) => p.name === o.policyName);
-      if (declared) o.enforcementLevel = declared.enforcementLevel;
-    }
-    return { result };
   }
 
   /** Extends the lease every third of its length; aborts `lost` when runs says it is gone. */
@@ -392,26 +268,6 @@ export class EvaluatorWorker {
       this.wake = done;
     });
   }
-}
-
-/** The standard report when the engine gave none (api-behaviour §4.3 layout). */
-function renderEngineReport(input: runsV1.GetPolicyCheckInputResponse__Output, result: EngineResult): string {
-  const sets = new Map(input.policySets.map((s) => [s.id, s]));
-  return renderReport(
-    result.outcomes.map((o) => {
-      const set = sets.get(o.policySetId);
-      const listed = set?.policies.find((p) => p.name === o.policyName);
-      return {
-        setName: set?.name ?? o.policySetId,
-        policyName: o.file ?? o.policyName,
-        enforcementLevel: listed
-          ? evaluationEnforcementLevel.toWord(listed.enforcementLevel)
-          : o.enforcementLevel,
-        passed: o.passed,
-        lines: o.lines,
-      };
-    }),
-  );
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>

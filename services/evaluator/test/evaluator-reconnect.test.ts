@@ -2,6 +2,8 @@ import { Writable } from 'node:stream';
 import { createLogger } from '@policyhub/telemetry';
 import { freePort, testWorkerTokens, waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandEngine } from '../src/engines/command/command-engine.js';
+import { EngineRegistry } from '../src/engines/registry.js';
 import { EvaluatorWorker } from '../src/worker.js';
 import { FakeRuns } from './support/fake-runs.js';
 
@@ -30,11 +32,7 @@ describe('evaluator worker across a runs restart', () => {
       token: testWorkerTokens.evaluator,
       // An engine that always fails: the worker reports the check failed, which is enough to see
       // that it claimed it.
-      engines: {
-        command: [process.execPath, '-e', 'process.exit(3)'],
-        sentinel: undefined,
-        sentinelProblem: 'not used: the generic command above takes every check',
-      },
+      engines: EngineRegistry.everyKind(new CommandEngine([process.execPath, '-e', 'process.exit(3)'])),
       evaluatorId: 'reconnect-test',
       pollIntervalMs: 50,
       leaseSeconds: 30,

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readSentinelConfiguration } from '../src/sentinel/configuration.js';
-import { tfplanV2 } from '../src/sentinel/mock-data.js';
+import { readSentinelConfiguration } from '../src/engines/sentinel/configuration.js';
+import { tfplanV2 } from '../src/engines/sentinel/mock-data.js';
 
 const examples = fileURLToPath(new URL('../../../examples/', import.meta.url));
 

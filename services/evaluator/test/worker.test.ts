@@ -5,7 +5,8 @@ import { createLogger } from '@policyhub/telemetry';
 import { testWorkerTokens, waitFor } from '@policyhub/testing';
 import tar from 'tar-stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineSetup } from '../src/engines.js';
+import { CommandEngine } from '../src/engines/command/command-engine.js';
+import { EngineRegistry } from '../src/engines/registry.js';
 import { EvaluatorWorker } from '../src/worker.js';
 import { type Decision, FakeRuns, type QueuedCheck } from './support/fake-runs.js';
 
@@ -13,16 +14,12 @@ const HARD = 'EVALUATION_ENFORCEMENT_LEVEL_HARD_MANDATORY' as const;
 const plan = Buffer.from(JSON.stringify({ resource_changes: [{ address: 'aws_s3_bucket.logs' }] }));
 
 /** An engine executable (contract version 2) written as a Node script. */
-const engine = (script: string): EngineSetup => ({
-  command: [process.execPath, '-e', script],
-  sentinel: undefined,
-  sentinelProblem: 'not used: EVALUATOR_COMMAND takes every check',
+const engine = (script: string) =>
+  EngineRegistry.everyKind(new CommandEngine([process.execPath, '-e', script]));
+const noEngine = EngineRegistry.of({
+  kind_a: { problem: 'SENTINEL_BIN is not set and there is no `sentinel` executable on PATH' },
+  kind_b: { problem: 'OPA_BIN is not set and there is no `opa` executable on PATH' },
 });
-const noEngine: EngineSetup = {
-  command: undefined,
-  sentinel: undefined,
-  sentinelProblem: 'SENTINEL_BIN is not set and there is no `sentinel` executable on PATH',
-};
 
 /** Fails every listed and every archive policy, saying what it was given. */
 const FAIL_EVERYTHING = `
@@ -59,7 +56,7 @@ describe('evaluator worker', () => {
   });
   afterAll(() => runs.stop());
 
-  function startWorker(engines: EngineSetup) {
+  function startWorker(engines: EngineRegistry) {
     const sink = new Writable({
       write(chunk, _encoding, done) {
         log.push(JSON.parse(chunk.toString()) as { msg: string });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RUN_FACTS } from '../../../test/support/run-facts.js';
 import { renderSentinelModule, tfplanV2, tfrun } from './mock-data.js';
 
 /**
@@ -191,23 +192,18 @@ describe('Sentinel mock modules', () => {
     expect(() => renderSentinelModule({ 'not an identifier': 1 })).toThrow(/not a Sentinel identifier/);
   });
 
-  it('tfrun holds what PolicyHub knows of the run', () => {
-    expect(
-      tfrun({
-        id: 'run-1',
-        createdAt: 't',
-        message: 'm',
-        speculative: true,
-        organization: 'acme',
-        workspaceId: 'ws-1',
-      }),
-    ).toEqual({
+  it('tfrun holds what PolicyHub knows of the run, and nothing it does not', () => {
+    expect(tfrun(RUN_FACTS)).toEqual({
       id: 'run-1',
-      created_at: 't',
-      message: 'm',
+      created_at: '2026-01-01T00:00:00.000Z',
+      message: 'ci',
       speculative: true,
       organization: { name: 'acme' },
       workspace: { id: 'ws-1' },
+    });
+    expect(tfrun({ ...RUN_FACTS, isDestroy: true, workspace: { id: 'ws-1', name: 'prod' } })).toMatchObject({
+      is_destroy: true,
+      workspace: { id: 'ws-1', name: 'prod' },
     });
   });
 });

@@ -1,18 +1,23 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARCHIVE_LIMITS } from '@policyhub/archive-reader';
+import type { EnforcementLevel } from '../engine.js';
 import { parseHcl } from '../hcl.js';
 
 /** Sentinel's configuration file, in a set's policies directory. */
 export const SENTINEL_CONFIG_FILE = 'sentinel.hcl';
 
-const SENTINEL_LEVELS = new Set(['advisory', 'soft-mandatory', 'hard-mandatory']);
+const SENTINEL_LEVELS: ReadonlySet<unknown> = new Set<EnforcementLevel>([
+  'advisory',
+  'soft-mandatory',
+  'hard-mandatory',
+]);
 
 /** A `policy` block of a configuration. */
 export interface SentinelPolicyBlock {
   name: string;
   /** Sentinel's default is advisory. */
-  enforcementLevel: string;
+  enforcementLevel: EnforcementLevel;
   /** `source` as written; '' when absent (the policy is then `<name>.sentinel` beside the file). */
   source: string;
 }
@@ -53,7 +58,7 @@ function policyBlocks(value: unknown, shownAs: string): SentinelPolicyBlock[] {
     if (list.length !== 1) throw new Error(`${shownAs}: policy "${name}" is declared ${list.length} times`);
     const body = isObject(list[0]) ? list[0] : {};
     const level = body.enforcement_level ?? 'advisory';
-    if (typeof level !== 'string' || !SENTINEL_LEVELS.has(level)) {
+    if (!SENTINEL_LEVELS.has(level)) {
       throw new Error(
         `${shownAs}: policy "${name}" has enforcement_level ${JSON.stringify(level)}; use advisory, soft-mandatory or hard-mandatory`,
       );
@@ -61,7 +66,7 @@ function policyBlocks(value: unknown, shownAs: string): SentinelPolicyBlock[] {
     const source = body.source ?? '';
     if (typeof source !== 'string')
       throw new Error(`${shownAs}: policy "${name}" has a source that is not a string`);
-    return { name, enforcementLevel: level, source };
+    return { name, enforcementLevel: level as EnforcementLevel, source };
   });
 }
 

@@ -1,51 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { buildEngineRequest, parseEngineResult } from './engine-contract.js';
+import { RUN_FACTS } from '../../../test/support/run-facts.js';
+import { buildEngineRequest, parseEngineResult } from './contract.js';
 
 describe('engine contract', () => {
   it('builds the request with the plan and archives as files', () => {
     const request = buildEngineRequest(
       {
-        policyCheckId: 'polchk-1',
-        runId: 'run-1',
-        organization: 'acme',
-        workspaceId: 'ws-1',
-        plan: { key: 'acme/runs/run-1/plan.json', sizeBytes: 2, sha256: 'x' },
-        run: { createdAt: { seconds: 1767225600, nanos: 0 }, message: 'ci', planOnly: true },
-        policySets: [
+        checkId: 'polchk-1',
+        run: RUN_FACTS,
+        planFile: '/w/plan.json',
+        workDir: '/w/engine-command',
+        timeoutMs: 1000,
+        signal: new AbortController().signal,
+        sets: [
           {
             id: 'polset-1',
             name: 'guardrails',
-            kind: 'EVALUATION_POLICY_KIND_A',
+            kind: 'kind_a',
             parameters: { region: 'eu' },
             policies: [
-              {
-                id: 'pol-1',
-                name: 'no-s3',
-                enforcementLevel: 'EVALUATION_ENFORCEMENT_LEVEL_HARD_MANDATORY',
-                code: 'aws_s3_bucket',
-              },
+              { id: 'pol-1', name: 'no-s3', enforcementLevel: 'hard-mandatory', code: 'aws_s3_bucket' },
             ],
-            archive: { key: 'acme/a.tar.gz', sizeBytes: 10, sha256: 'y' },
+            archive: { file: '/w/archive-0.tar.gz', dir: '/w/archive-0', policiesPath: 'prod' },
             versionId: 'polsetver-1',
-            policiesPath: 'prod',
           },
         ],
       },
-      {
-        workDir: '/w',
-        planPath: '/w/plan.json',
-        archives: new Map([
-          [
-            'polset-1',
-            {
-              archivePath: '/w/archive-0.tar.gz',
-              archiveDir: '/w/archive-0',
-              policiesPath: 'prod',
-              declared: [{ name: 'x', enforcementLevel: 'advisory', source: './x.sentinel' }],
-            },
-          ],
-        ]),
-      },
+      new Map([['polset-1', [{ name: 'x', enforcementLevel: 'advisory', source: './x.sentinel' }]]]),
     );
     expect(request).toEqual({
       contract_version: 2,
@@ -54,7 +35,7 @@ describe('engine contract', () => {
       organization: 'acme',
       workspace_id: 'ws-1',
       run: { created_at: '2026-01-01T00:00:00.000Z', message: 'ci', plan_only: true },
-      work_dir: '/w',
+      work_dir: '/w/engine-command',
       plan_path: '/w/plan.json',
       policy_sets: [
         {

@@ -19,6 +19,9 @@
  * Maps are null-prototype objects: addresses and names come from the plan.
  */
 
+import type { RunFacts } from '../engine.js';
+import { runData } from '../run-data.js';
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
@@ -120,30 +123,8 @@ export function tfplanV2(planDocument: unknown): JsonObject {
   };
 }
 
-export interface RunFacts {
-  id: string;
-  createdAt: string;
-  message: string;
-  speculative: boolean;
-  organization: string;
-  workspaceId: string;
-}
-
-/**
- * The `tfrun` import's data, limited to what PolicyHub knows about a run (no cost estimate,
- * VCS, or workspace settings): id, created_at, message, speculative, organization.name,
- * workspace.id.
- */
-export function tfrun(run: RunFacts): JsonObject {
-  return {
-    id: run.id,
-    created_at: run.createdAt,
-    message: run.message,
-    speculative: run.speculative,
-    organization: { name: run.organization },
-    workspace: { id: run.workspaceId },
-  };
-}
+/** The `tfrun` import's data: the run as upstream exposes it to policies (run-data.ts). */
+export const tfrun = (run: RunFacts): JsonObject => runData(run) as JsonObject;
 
 /**
  * A Sentinel module file defining one top-level value per key (`key = <value>`), the form

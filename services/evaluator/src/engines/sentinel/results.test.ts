@@ -49,22 +49,22 @@ describe('sentinel apply -json results', () => {
     expect(outcomes).toEqual([
       {
         policyName: 'restrict-s3',
-        passed: false,
+        result: 'failed',
         enforcementLevel: 'hard-mandatory',
-        file: 'restrict-s3.sentinel',
+        heading: 'restrict-s3.sentinel',
         lines: ['bucket logs is public', 'FALSE - restrict-s3.sentinel:12:1 - Rule "main"'],
       },
       {
         policyName: 'tags',
-        passed: true,
+        result: 'passed',
         enforcementLevel: 'advisory',
-        file: 'tags.sentinel',
+        heading: 'tags.sentinel',
         lines: ['TRUE - Rule "main"'],
       },
     ]);
   });
 
-  it('a runtime error fails the policy; an unknown entry keeps its name for runs to refuse', () => {
+  it('a runtime error errors the policy; an unknown entry keeps its name for runs to refuse', () => {
     const outcomes = readApplyResult(
       applied([
         { policy: 'tags', result: true, error: { message: 'import "x" not found' } },
@@ -72,9 +72,9 @@ describe('sentinel apply -json results', () => {
       ]),
       layout,
     );
-    expect(outcomes.map((o) => [o.policyName, o.passed])).toEqual([
-      ['tags', false],
-      ['extra.sentinel', true],
+    expect(outcomes.map((o) => [o.policyName, o.result, o.enforcementLevel])).toEqual([
+      ['tags', 'errored', 'advisory'],
+      ['extra.sentinel', 'passed', undefined],
     ]);
     expect(outcomes[0]!.lines[0]).toBe('ERROR - import "x" not found');
   });

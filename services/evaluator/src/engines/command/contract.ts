@@ -1,9 +1,4 @@
-import {
-  evaluationEnforcementLevel,
-  evaluationPolicyKind,
-  type runsV1,
-  timestampToIso,
-} from '@policyhub/contracts';
+import type { EngineInput } from '../engine.js';
 
 /*
  * The engine executable contract (docs/evaluator.md): one JSON request on stdin, one JSON
@@ -45,78 +40,65 @@ export interface EngineRequest {
   }>;
 }
 
-export interface EngineOutcome {
+/** One entry of the engine's `policies` answer. */
+export interface ContractOutcome {
   policySetId: string;
   policyName: string;
   passed: boolean;
+  /** What the engine said, '' when nothing; the request's levels are the ones that count. */
   enforcementLevel: string;
   lines: string[];
-  /** Shown in the report heading instead of the policy name (e.g. `name.sentinel`). */
-  file?: string;
 }
 
-export interface EngineResult {
-  outcomes: EngineOutcome[];
+export interface ContractResult {
+  outcomes: ContractOutcome[];
   report: string | undefined;
   details: Record<string, unknown> | undefined;
 }
 
-/** Where the worker put a set's archive, and what the archive declares. */
-export interface PreparedArchive {
-  archivePath: string;
-  archiveDir: string;
-  policiesPath: string;
-  declared: Array<{ name: string; enforcementLevel: string; source: string }> | undefined;
-}
+/** A kind_a archive's declared policies (its sentinel.hcl), by set id. */
+export type DeclaredArchivePolicies = ReadonlyMap<
+  string,
+  ReadonlyArray<{ name: string; enforcementLevel: string; source: string }>
+>;
 
-export function buildEngineRequest(
-  input: runsV1.GetPolicyCheckInputResponse__Output,
-  files: { workDir: string; planPath: string; archives: ReadonlyMap<string, PreparedArchive> },
-): EngineRequest {
+export function buildEngineRequest(input: EngineInput, declared: DeclaredArchivePolicies): EngineRequest {
   return {
     contract_version: CONTRACT_VERSION,
-    policy_check_id: input.policyCheckId,
-    run_id: input.runId,
-    organization: input.organization,
-    workspace_id: input.workspaceId,
-    run: {
-      created_at: timestampToIso(input.run?.createdAt) ?? '',
-      message: input.run?.message ?? '',
-      plan_only: input.run?.planOnly ?? false,
-    },
-    work_dir: files.workDir,
-    plan_path: files.planPath,
-    policy_sets: input.policySets.map((s) => {
-      const archive = files.archives.get(s.id);
-      return {
-        id: s.id,
-        name: s.name,
-        kind: evaluationPolicyKind.toWord(s.kind),
-        parameters: { ...s.parameters },
-        version_id: s.versionId ?? null,
-        archive_path: archive?.archivePath ?? null,
-        archive_dir: archive?.archiveDir ?? null,
-        policies_path: archive?.policiesPath ?? '',
-        archive_policies:
-          archive?.declared?.map((p) => ({
-            name: p.name,
-            enforcement_level: p.enforcementLevel,
-            source: p.source,
-          })) ?? null,
-        policies: s.policies.map((p) => ({
-          id: p.id,
+    policy_check_id: input.checkId,
+    run_id: input.run.id,
+    organization: input.run.organization.name,
+    workspace_id: input.run.workspace.id,
+    run: { created_at: input.run.createdAt, message: input.run.message, plan_only: input.run.speculative },
+    work_dir: input.workDir,
+    plan_path: input.planFile,
+    policy_sets: input.sets.map((s) => ({
+      id: s.id,
+      name: s.name,
+      kind: s.kind,
+      parameters: { ...s.parameters },
+      version_id: s.versionId ?? null,
+      archive_path: s.archive?.file ?? null,
+      archive_dir: s.archive?.dir ?? null,
+      policies_path: s.archive?.policiesPath ?? '',
+      archive_policies:
+        declared.get(s.id)?.map((p) => ({
           name: p.name,
-          enforcement_level: evaluationEnforcementLevel.toWord(p.enforcementLevel),
-          // The engine contract (docs/evaluator.md) has always sent "" for a policy without code.
-          code: p.code ?? '',
-        })),
-      };
-    }),
+          enforcement_level: p.enforcementLevel,
+          source: p.source,
+        })) ?? null,
+      policies: s.policies.map((p) => ({
+        id: p.id,
+        name: p.name,
+        enforcement_level: p.enforcementLevel,
+        code: p.code,
+      })),
+    })),
   };
 }
 
 /** Reads the engine's stdout; throws an Error saying what is wrong with it. */
-export function parseEngineResult(stdout: string): EngineResult {
+export function parseEngineResult(stdout: string): ContractResult {
   let parsed: unknown;
   try {
     parsed = JSON.parse(stdout);
@@ -125,7 +107,7 @@ export function parseEngineResult(stdout: string): EngineResult {
   }
   if (!isObject(parsed)) throw new Error('the engine\'s output must be a JSON object {"policies": [...]}');
   if (!Array.isArray(parsed.policies)) throw new Error('the engine\'s output has no "policies" array');
-  const outcomes = parsed.policies.map((p: unknown, i: number): EngineOutcome => {
+  const outcomes = parsed.policies.map((p: unknown, i: number): ContractOutcome => {
     const at = `policies[${i}]`;
     if (!isObject(p)) throw new Error(`${at} must be an object`);
     if (typeof p.policy_set_id !== 'string' || p.policy_set_id === '')

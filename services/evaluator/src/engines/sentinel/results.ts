@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import type { PolicyOutcome } from '../engine.js';
 import type { LaidOutPolicy, SetLayout } from './layout.js';
 
 /** One policy's result as `sentinel apply -json` reports it (fields the adapter reads). */
@@ -10,15 +11,8 @@ interface SentinelPolicyResult {
   trace?: { print?: unknown; rules?: unknown; error?: unknown } | null;
 }
 
-export interface SetOutcome {
-  /** The configured policy name, or what Sentinel called a policy the configuration lacks. */
-  policyName: string;
-  passed: boolean;
-  enforcementLevel: string;
-  /** For the report heading. */
-  file: string;
-  lines: string[];
-}
+/** An outcome of the set: the configured policy's name, or what Sentinel called one it lacks. */
+export type SetOutcome = Omit<PolicyOutcome, 'policySetId'>;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -30,7 +24,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * Each entry is matched to a configured policy by name or source path; an entry that matches
  * none keeps its own name (runs refuses it as not part of the check), and a configured policy
  * without an entry gets no outcome (runs refuses the report as incomplete). A policy passes
- * only when its result is `true`; a runtime error fails it at its level, as upstream does.
+ * only when its result is `true`; a runtime error makes it `errored`, which a policy check counts
+ * as a failure at its level, as upstream does.
  * Throws when the output is not such a document or reports an error for the whole apply.
  */
 export function readApplyResult(stdout: string, layout: SetLayout): SetOutcome[] {
@@ -62,9 +57,9 @@ export function readApplyResult(stdout: string, layout: SetLayout): SetOutcome[]
       lines.push(...ruleLines(entry.trace?.rules));
       return {
         policyName: policy?.name ?? (reported || '(unnamed)'),
-        passed: entry.result === true && !error,
-        enforcementLevel: policy?.enforcementLevel ?? '',
-        file: policy?.file ?? basename(reported || '(unnamed)'),
+        enforcementLevel: policy?.enforcementLevel,
+        result: error ? 'errored' : entry.result === true ? 'passed' : 'failed',
+        heading: policy?.file ?? basename(reported || '(unnamed)'),
         lines,
       };
     })

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { archivePath, configurationDir, type EnforcementLevel, type PreparedArchive } from '../engine.js';
 import {
   readSentinelConfiguration,
   SENTINEL_CONFIG_FILE,
@@ -10,7 +11,7 @@ import {
 /** One policy as Sentinel will run it, with what the report shows. */
 export interface LaidOutPolicy {
   name: string;
-  enforcementLevel: string;
+  enforcementLevel: EnforcementLevel;
   /** The policy's `source` as the configuration names it. */
   source: string;
   /** `<file>` of the report heading (`## Policy <i>: <set>/<file> (<level>)`). */
@@ -66,7 +67,7 @@ export async function layOutPolicies(
     id: string;
     name: string;
     parameters: Record<string, string>;
-    policies: Array<{ name: string; enforcementLevel: string; code: string }>;
+    policies: Array<{ name: string; enforcementLevel: EnforcementLevel; code: string }>;
   },
   mocks: MockFiles,
 ): Promise<SetLayout> {
@@ -115,20 +116,19 @@ function literalStrings(value: unknown): unknown {
 export const ARCHIVE_CONFIG_FILE = 'policyhub.sentinel.json';
 
 /**
- * A versioned set whose archive is extracted under `archiveDir`: Sentinel runs in
- * `<archiveDir>/<policiesPath>` with a configuration derived from the archive's sentinel.hcl
+ * A versioned set whose archive is extracted: Sentinel runs in the archive's `policies-path`
+ * directory with a configuration derived from the archive's sentinel.hcl
  * (its policies, modules, imports and params kept), the set's parameters overriding params of
  * the same name, and the provided imports mocked from the plan. It is written in HCL's JSON
  * syntax, which Sentinel reads like HCL.
  */
 export async function layOutArchive(
-  archiveDir: string,
-  policiesPath: string,
+  archive: PreparedArchive,
   set: { id: string; name: string; parameters: Record<string, string> },
   mocks: MockFiles,
 ): Promise<SetLayout> {
-  const dir = policiesPath ? join(archiveDir, ...policiesPath.split('/')) : archiveDir;
-  const where = policiesPath ? `${policiesPath}/${SENTINEL_CONFIG_FILE}` : SENTINEL_CONFIG_FILE;
+  const dir = configurationDir(archive);
+  const where = archivePath(archive, SENTINEL_CONFIG_FILE);
   let configuration: SentinelConfiguration;
   try {
     configuration = await readSentinelConfiguration(dir, where);
