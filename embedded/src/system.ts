@@ -158,6 +158,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   const kafka = options.kafka ?? kafkaClientSettings(loadConfig(kafkaConfigShape, process.env));
   const readiness: ReadinessSettings = readinessSettings(eventsConfig);
   const started: Array<{ close(): Promise<void> }> = [];
+  let stopEvaluator: (() => Promise<void>) | undefined;
   let postgres: EmbeddedPostgresHandle | undefined;
   try {
     let databaseUrl = options.databaseUrl;
@@ -252,7 +253,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
         logger: serviceLogger('evaluator'),
       });
       worker.start();
-      started.push({ close: () => worker.stop() });
+      stopEvaluator = () => worker.stop();
       evaluatorEngines = engines.describe();
     }
 
@@ -340,6 +341,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       logger,
       evaluatorEngines,
       async close() {
+        // The evaluator first: it stops claiming before the services it calls go away.
+        await stopEvaluator?.();
         await app.close();
         clients.close();
         for (const s of started.reverse()) await s.close();
@@ -348,6 +351,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       },
     };
   } catch (err) {
+    await stopEvaluator?.().catch(() => {});
     for (const s of started.reverse()) await s.close().catch(() => {});
     await postgres?.stop().catch(() => {});
     throw err;

@@ -68,7 +68,9 @@ export class EvaluatorWorker {
         failures = 0;
       } catch (err) {
         failures++;
-        logger.warn({ err: describe(err), failures }, 'evaluator cycle failed; retrying');
+        // Once stopping, runs going away too (npm start's Ctrl-C) is expected, not worth a warning.
+        if (this.stopping) logger.debug({ err: describe(err) }, 'evaluator cycle failed while stopping');
+        else logger.warn({ err: describe(err), failures }, 'evaluator cycle failed; retrying');
       }
       if (claimed) continue;
       if (failures === 0) await this.idle(this.options.pollIntervalMs);
