@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 /*
  * The engine interface: what the evaluator hands a policy engine and what it takes back
- * (docs/adr/0040-policy-engines-and-opa-adapter.md). The worker prepares the input (plan and
+ * (docs/adr/0043-policy-engines-and-opa-adapter.md). The worker prepares the input (plan and
  * archives streamed from runs into a private directory), picks the engine for each set's kind
  * from the registry, and turns the outcomes into what runs' protocol carries. Engines know their
  * framework (files, CLI, result format) and nothing of runs or gRPC.

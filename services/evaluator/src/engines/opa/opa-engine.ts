@@ -62,7 +62,7 @@ interface Run {
  * (empty: passed; messages: failed; anything else: errored). Every process runs in the engine's
  * private directory with a minimal environment, under the check's time limit, with its output
  * bounded, and with capabilities that leave out the built-ins reaching the network or the
- * environment (docs/adr/0040-policy-engines-and-opa-adapter.md).
+ * environment (docs/adr/0043-policy-engines-and-opa-adapter.md).
  */
 export class OpaEngine implements PolicyEngine {
   readonly name = 'opa';
