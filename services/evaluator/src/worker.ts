@@ -68,9 +68,12 @@ export class EvaluatorWorker {
         failures = 0;
       } catch (err) {
         failures++;
-        // Once stopping, runs going away too (npm start's Ctrl-C) is expected, not worth a warning.
-        if (this.stopping) logger.debug({ err: describe(err) }, 'evaluator cycle failed while stopping');
-        else logger.warn({ err: describe(err), failures }, 'evaluator cycle failed; retrying');
+        // One failed cycle (runs restarting, or stopping with us on npm start's Ctrl-C) is logged
+        // at info; a warning once it fails again. While stopping, nothing is worth a warning.
+        const entry = { err: describe(err), failures };
+        if (this.stopping) logger.debug(entry, 'evaluator cycle failed while stopping');
+        else if (failures === 1) logger.info(entry, 'evaluator cycle failed; retrying');
+        else logger.warn(entry, 'evaluator cycle failed; retrying');
       }
       if (claimed) continue;
       if (failures === 0) await this.idle(this.options.pollIntervalMs);
