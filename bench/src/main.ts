@@ -5,7 +5,7 @@ import { renderReport } from './report.js';
 import { runBench } from './run.js';
 
 /**
- * `npm run bench`: every scenario of issue 14, bounded in time, loopback only. Prints the report
+ * `npm run bench`: every scenario of the read-path and pipeline goals, bounded in time, loopback only. Prints the report
  * and writes bench/results/latest.md and latest.json. BENCH_QUICK=1 is the short shape check.
  */
 const report = await runBench(benchConfig(), (line) => console.error(line));

@@ -6,7 +6,7 @@ export interface Section {
   metrics: Record<string, string | number | null>;
 }
 
-/** One goal of issue 14, measured in this run. `met` is null when the run could not measure it. */
+/** One goal of the bench, measured in this run. `met` is null when the run could not measure it. */
 export interface Goal {
   goal: string;
   target: string;
@@ -39,7 +39,7 @@ export function renderReport(report: BenchReport, table: (rows: LoadResult[]) =>
     `- machine: ${m.cpus} × ${m.model}, ${m.memoryGiB} GiB, Node ${m.node}, load average at start ${m.loadAverage.join(' / ')}`,
     ...report.method.map((line) => `- ${line}`),
     '',
-    '## Goals (issue 14)',
+    '## Goals',
     '',
     '| goal | target | measured | met? |',
     '|---|---|---|---|',

@@ -17,7 +17,7 @@ const goal = (g: string, target: string, measured: string, met: boolean | null):
   met,
 });
 
-/** Every scenario of issue 14, against `npm start` and the distributed processes. */
+/** Every scenario of the bench, against `npm start` and the distributed processes. */
 export async function runBench(
   cfg: BenchConfig,
   log: (line: string) => void = () => {},

@@ -47,7 +47,7 @@ describe('bench (BENCH_QUICK=1)', () => {
       expect(typeof g.met, g.goal).toBe('boolean');
     }
     const markdown = renderReport(report, table);
-    expect(markdown).toContain('## Goals (issue 14)');
+    expect(markdown).toContain('## Goals');
     expect(markdown).toContain('BENCH_QUICK');
   });
 });

@@ -9,7 +9,7 @@ import { createUser, type TestUser } from './support/fixtures.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
- * Credentials that die when removed (issue 11, finding 2): a rotated SITE_ADMIN_TOKEN, and API
+ * Credentials that die when removed: a rotated SITE_ADMIN_TOKEN, and API
  * tokens listed, shown and revoked over HTTP with upstream's user token shapes. A revoked token is
  * refused at once on the gateway that revoked it and, with a shared Redis principal cache, on
  * every other gateway.

@@ -12,7 +12,7 @@ import {
 } from './support/multi-process.js';
 
 /**
- * Issue 16: in distributed mode a service must never fall back to in-process events (it would
+ * In distributed mode a service must never fall back to in-process events (it would
  * mark them sent and lose them), and `/readyz` must tell operators which dependency failed.
  */
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

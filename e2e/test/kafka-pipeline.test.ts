@@ -24,7 +24,7 @@ import {
 } from './support/pipeline-probes.js';
 
 /**
- * Distributed mode (issue 7): each service in its own process, events over Kafka (librdkafka's
+ * Distributed mode: each service in its own process, events over Kafka (librdkafka's
  * mock broker). The upload pipeline and the set-deletion cascade work end to end, and both are
  * asynchronous here: the PUT returns before policy-sets has applied the outcome.
  */

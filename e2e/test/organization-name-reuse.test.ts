@@ -15,7 +15,7 @@ import { createRun, type InternalRunsApi, internalRunsApi, planJson } from './su
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
- * Issue 11, finding 4: an organization deleted and re-created under the same name is another
+ * An organization deleted and re-created under the same name is another
  * organization. Other services learn of the deletion through admin-orgs.organization-deleted; until
  * then (and after) the new organization must see none of the old one's data, and the old one's
  * deletion must remove none of the new one's.

@@ -22,7 +22,7 @@ import {
 } from './support/pipeline-probes.js';
 
 /**
- * Issue 8, "kill a consuming service": policy-sets (the consumer of storage.upload-completed and
+ * "Kill a consuming service": policy-sets (the consumer of storage.upload-completed and
  * of admin-orgs' deletions) is SIGKILLed while uploads and deletions are in flight, then started
  * again. Every acknowledged upload ends ready or errored exactly once, every cascade completes,
  * nothing is applied twice. Services run as separate processes over Kafka, so the killed process

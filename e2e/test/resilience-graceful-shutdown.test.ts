@@ -13,7 +13,7 @@ import { type PendingVersion, pendingVersion, settledVersion } from './support/p
 import { isConnectionRefused, startSlowUpload } from './support/slow-upload.js';
 
 /**
- * Issue 8, "graceful shutdown drains in-flight requests": a process told to stop (SIGTERM, as an
+ * "Graceful shutdown drains in-flight requests": a process told to stop (SIGTERM, as an
  * orchestrator does) refuses new work at once but finishes what it has already accepted, then
  * exits cleanly. Shown for the HTTP edge (gateway) and for a gRPC service (storage), each with an
  * upload whose body is still arriving when the signal comes.

@@ -22,7 +22,7 @@ import { type Outcome, requestWithin } from './support/request-load.js';
 import { type RestartablePostgres, startRestartablePostgres } from './support/restartable-postgres.js';
 
 /**
- * Issue 8, "Postgres restarted", in distributed mode: every service is its own process, events go
+ * "Postgres restarted", in distributed mode: every service is its own process, events go
  * over Kafka. Postgres goes down while storage's relay holds its transaction open between
  * publishing an upload's outcome and marking it sent (a test hook widens that window). While it
  * is down the API answers clean 503s and each service reports itself not ready; no process dies

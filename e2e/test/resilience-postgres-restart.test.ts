@@ -13,7 +13,7 @@ import { driveLoad, type Outcome, requestWithin } from './support/request-load.j
 import { type RestartablePostgres, startRestartablePostgres } from './support/restartable-postgres.js';
 
 /**
- * Issue 8, "Postgres restarted under load": the whole system runs on a Postgres the test stops and
+ * "Postgres restarted under load": the whole system runs on a Postgres the test stops and
  * starts while clients keep sending requests. While it is down every route fails fast with a
  * clear 503 JSON:API error (never a 500, never a hang, never a misleading 401 or 404); once it is
  * back everything works again, including the outbox relays and consumers, and every write that

@@ -21,7 +21,7 @@ import {
 } from './support/pipeline-probes.js';
 
 /**
- * Issue 8, "the relay process dying between publish and mark-sent": storage publishes an upload's
+ * "The relay process dying between publish and mark-sent": storage publishes an upload's
  * outcome to Kafka and is SIGKILLed before it marks the outbox row sent (a test hook holds its
  * relay in exactly that window). The restarted storage publishes the event again; policy-sets
  * recognises the duplicate, so the outcome is applied exactly once.

@@ -15,7 +15,7 @@ import { type OrgContext, SecurityWorld } from './support/security-world.js';
 import type { TestSystem } from './support/system.js';
 
 /**
- * Who may call what, over every endpoint the gateway serves (issue 8, DESIGN §5): anonymous → 401;
+ * Who may call what, over every endpoint the gateway serves (docs/security.md): anonymous → 401;
  * the owner of another organization → 404; a member of the resource's organization without the
  * needed permission → 404; a permitted member → success; admin paths: site admins only, 404 for
  * everyone else. Denials look exactly like a missing resource, and a denied call changes nothing
@@ -25,7 +25,7 @@ import type { TestSystem } from './support/system.js';
  * user chooses taken from `Object.prototype` (organizations `constructor` and `__proto__`, teams,
  * workspaces, projects, policies and sets `constructor`, `toString`, `hasOwnProperty`, …) and
  * every request carrying prototype-named query keys and `__proto__`/`constructor` keys in its
- * JSON body (issue 11, finding 3): same answers, same denials, never a 5xx.
+ * JSON body: same answers, same denials, never a 5xx.
  */
 
 let t: TestSystem;
@@ -174,7 +174,7 @@ function describeMatrix(title: string, options: { prototypeNames: boolean }) {
       });
     });
 
-    describe('a disabled organization is inaccessible to everyone but site admins (DESIGN §5)', () => {
+    describe('a disabled organization is inaccessible to everyone but site admins', () => {
       let disabled: OrgContext;
       beforeAll(async () => {
         disabled = await world.otherOrg('sec-off');

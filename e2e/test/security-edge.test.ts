@@ -10,7 +10,7 @@ import { createOrganization, createPolicySet, createUser } from './support/fixtu
 import { metricValue } from './support/multi-process.js';
 
 /**
- * The HTTP edge of a whole running system (issue 11, findings 6 and 9): failed authentications
+ * The HTTP edge of a whole running system: failed authentications
  * limited per client address, the API security headers, no caching of anything that carries a
  * secret. Requests come over loopback from two addresses: 127.0.0.1 and 127.0.0.2.
  */

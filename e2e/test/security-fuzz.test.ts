@@ -10,7 +10,7 @@ import { SecurityWorld } from './support/security-world.js';
 import type { TestSystem } from './support/system.js';
 
 /**
- * Bounded fuzzing of every endpoint (issue 8): malformed JSON, wrong JSON kinds for every
+ * Bounded fuzzing of every endpoint: malformed JSON, wrong JSON kinds for every
  * attribute, huge strings and arrays, deep nesting, unknown fields, null and misplaced data, bad
  * query and path parameters. Every answer must be a 4xx JSON:API error document or a success,
  * never a 5xx; variants that must be refused are refused; and a refused call changes nothing in

@@ -9,7 +9,7 @@ import { type SecurityTestSystem, startSecurityTestSystem } from './support/secu
 import { SecurityWorld } from './support/security-world.js';
 
 /**
- * Upload capability URLs (DESIGN §7): unguessable (≥ 128 random bits), valid one hour after the
+ * Upload capability URLs (ADR 0003): unguessable (≥ 128 random bits), valid one hour after the
  * version's created-at, usable once; no token ever reaches a log line; every route has a body
  * size limit.
  */
@@ -107,7 +107,7 @@ describe('upload URLs are unguessable', () => {
       [v.id],
     );
     expect(sessions).toEqual([{ token_sha256: sha256(Buffer.from(token)) }]);
-    // policy-sets keeps the URL of a pending version: clients re-read it from the version (§3.2).
+    // policy-sets keeps the URL of a pending version: clients re-read it from the version.
     expect(await probe.tablesContaining(token)).toEqual(['policy_sets.policy_set_versions']);
     for (const apiToken of [t.system.siteAdminToken, world.orgA.owner.token]) {
       expect(await probe.tablesContaining(apiToken)).toEqual([]);

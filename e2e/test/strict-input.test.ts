@@ -13,7 +13,7 @@ import { DatabaseProbe } from './support/security-db.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
- * Where the API was more lenient than any client needs (issue 13's held-out battery): each of
+ * Where the API was more lenient than any client needs: each of
  * these inputs is refused with a JSON:API 4xx, and a refused request changes nothing in any
  * service's database (every table compared before and after).
  */

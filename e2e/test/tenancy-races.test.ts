@@ -5,7 +5,7 @@ import { createOrganization, createPolicySet, createWorkspace, uniqueName } from
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
- * Issue 16, two races a user could hit by clicking twice: attaching a workspace to a set while
+ * Two races a user could hit by clicking twice: attaching a workspace to a set while
  * it is being deleted left the set pointing at a deleted workspace, and concurrent creates could
  * exceed the organization's workspace limit. Each is driven many times at once.
  */

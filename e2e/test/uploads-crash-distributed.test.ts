@@ -15,7 +15,7 @@ import { pendingVersion, SETTLE_TIMEOUT_MS, settledVersion } from './support/pip
 import { startSlowUpload } from './support/slow-upload.js';
 
 /**
- * Issue 16: storage SIGKILLed in the middle of an upload. The dead upload used to hold its URL
+ * Storage SIGKILLed in the middle of an upload. The dead upload used to hold its URL
  * for the whole upload timeout (15 minutes of 409 "in progress") and leave its partial staging
  * file for ever. Now the upload holds the URL with a short lease it renews while it runs, and
  * the upload sweeper removes partial files no live process keeps fresh (ADR 0024, 0037): a retry

@@ -8,7 +8,7 @@ import { createOrganization, createPolicySet } from './support/fixtures.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
- * The upload pipeline's failure windows (DESIGN §6): the archive is stored and the outcome is in
+ * The upload pipeline's failure windows (ADR 0003): the archive is stored and the outcome is in
  * storage's outbox, but policy-sets has not applied it yet. Whatever happens there, the version
  * must end up `ready` exactly once.
  */

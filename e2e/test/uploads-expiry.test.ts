@@ -6,7 +6,7 @@ import { createOrganization, createPolicySet, createWorkspace } from './support/
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
- * Issue 16: a version whose upload URL expired without an upload used to stay `pending` for ever.
+ * A version whose upload URL expired without an upload used to stay `pending` for ever.
  * Storage's upload sweeper settles the URL (ADR 0024) and the version becomes `errored`, saying
  * why. Time is driven by settings, not by waiting an hour: policy set version URLs live two
  * seconds here and the sweeper runs every second.

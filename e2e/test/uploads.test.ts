@@ -256,7 +256,7 @@ describe('upload URLs', () => {
   });
 });
 
-describe('uploads for disabled or deleted organizations and sets (issue 11)', () => {
+describe('uploads for disabled or deleted organizations and sets', () => {
   let org: { name: string; owner: TestUser };
   beforeAll(async () => {
     org = await createOrganization(t, 'uploads-off');

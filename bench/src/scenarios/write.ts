@@ -7,7 +7,7 @@ import type { BenchSystem } from '../system.js';
 /**
  * PATCH /workspaces/:id (a description change: one visibility check and one UPDATE in admin-orgs)
  * vs GET /workspaces/:id on the same system, interleaved rounds. The ratio shows what a write
- * costs over a read of the same row; a `Get*` pre-read before the body (issue 14, lever d) adds a
+ * costs over a read of the same row; a `Get*` pre-read before the body adds a
  * whole read to every write.
  */
 export async function writeScenario(b: BenchSystem, cfg: BenchConfig) {

@@ -8,7 +8,7 @@ import type { OrgContext, OrgRequirement, SecurityWorld } from './security-world
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-/** Who may call an endpoint (DESIGN §5, the issue texts, the services' READMEs). */
+/** Who may call an endpoint (docs/security.md, docs/api/). */
 export type Access =
   /** No token needed (ping, the upload capability URL). */
   | { kind: 'public' }

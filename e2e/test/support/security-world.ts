@@ -11,7 +11,7 @@ export type NameSource = (kind: string) => string;
 
 /**
  * Property names of `Object.prototype` (plus `__proto__`): as names of organizations, teams,
- * workspaces, projects, policies and sets they reach every lookup keyed by user data (issue 11).
+ * workspaces, projects, policies and sets they reach every lookup keyed by user data.
  */
 export const PROTOTYPE_NAMES = [
   'constructor',

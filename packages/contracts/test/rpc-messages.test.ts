@@ -2,7 +2,7 @@ import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { messageRoot } from '../src/index.js';
 
-// Issue 15: every RPC gets its own request and response message (`<Rpc>Request` /
+// Every RPC gets its own request and response message (`<Rpc>Request` /
 // `<Rpc>Response`), so one RPC's message can grow a field without changing another RPC, and no
 // RPC uses `google.protobuf.Empty` or a shared empty message.
 //

@@ -86,7 +86,7 @@ export function parseTextArray(v: string): Array<string | null> | null {
   return items;
 }
 
-// Timestamps come back as ISO strings with a literal Z (see DESIGN §4) and bigint counts as numbers.
+// Timestamps come back as ISO strings with a literal Z, as the API serves them, and bigint counts as numbers.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, timestamptzToIso);
 pg.types.setTypeParser(TEXT_ARRAY_OID, parseTextArray);
 pg.types.setTypeParser(VARCHAR_ARRAY_OID, parseTextArray);

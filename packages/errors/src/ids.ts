@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** `<prefix>-` + 16 random base62 characters (~95 bits), e.g. `polset-3kQ9…` (DESIGN §4). */
+/** `<prefix>-` + 16 random base62 characters (~95 bits), e.g. `polset-3kQ9…`. */
 export function newId(prefix: string): string {
   const bytes = randomBytes(32);
   let out = '';

@@ -1,6 +1,6 @@
 /**
  * Every event topic, the protobuf message carried on it (proto/), and the services that consume
- * it (the design card's "consumes" column). One topic per event type. Kafka topic names are these
+ * it (the "consumes" column of the service table in the README). One topic per event type. Kafka topic names are these
  * strings; consumers subscribe by them. The in-process bus uses `consumedBy` to tell an event no
  * service consumes (safe to mark sent with nobody listening) from one whose consumer is missing
  * from the process (refused, so the outbox keeps it); embedded's tests keep the lists true.

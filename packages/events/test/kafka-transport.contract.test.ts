@@ -9,7 +9,7 @@ import { describeTransportContract } from './transport-contract.js';
 // take about 3 s on it, so the contract reuses one transport and subscribes groups in parallel.
 let broker: MockKafka;
 const logger = createLogger('events-test', process.env.LOG_LEVEL ?? 'error');
-// The mock broker has no idempotent producer (DESIGN §10): off here, on by default elsewhere.
+// The mock broker has no idempotent producer: off here, on by default elsewhere.
 const newTransport = () =>
   new KafkaTransport({ brokers: broker.brokers, clientId: 'events-test', logger, idempotent: false });
 

@@ -1,4 +1,4 @@
-/** Permissions a team can grant in an organization (DESIGN §5). */
+/** Permissions a team can grant in an organization (docs/security.md). */
 export const PERMISSIONS = [
   'manage-policies',
   'manage-policy-overrides',

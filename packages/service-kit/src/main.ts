@@ -12,7 +12,7 @@ import {
 } from './event-config.js';
 import type { RunningService } from './grpc-service.js';
 
-/** Variables every service process reads (DESIGN §3). */
+/** Variables every service process reads. */
 export const serviceConfigShape = {
   DATABASE_URL: z.string().url('must be a postgres:// URL'),
   /** Loopback by default; deployments set 0.0.0.0 explicitly (compose, Kubernetes). */

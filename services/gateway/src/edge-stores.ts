@@ -17,7 +17,7 @@ export interface EdgeStores {
   close(): Promise<void>;
 }
 
-/** The gateway's short-lived state: Redis when configured, else memory (DESIGN §3). */
+/** The gateway's short-lived state: Redis when configured, else memory. */
 export function createEdgeStores(options: EdgeStoreOptions): EdgeStores {
   if (!options.redisUrl) {
     return { principalCache: new MemoryPrincipalCache(), redis: undefined, close: async () => {} };

@@ -1,6 +1,6 @@
 /**
  * Every wire name that differs between this product's vocabulary (the spec's) and upstream's,
- * in one table (DESIGN §1). Services speak the canonical names, which are the spec's; only the
+ * in one table (ADR 0020). Services speak the canonical names, which are the spec's; only the
  * gateway translates, and only at the edge: serializers emit the canonical names and
  * `translateDocument` (plugins/vocabulary.ts) turns them into the served profile's. Input is
  * read in either vocabulary whatever the profile (docs/adr/0020-vocabulary-profiles.md).
@@ -19,7 +19,7 @@ export interface WireNames {
   planTimeoutAlias: string;
   workerSudoEnabled: string;
   /**
-   * Upstream's leniency around the agent attributes of policy sets (api-behaviour §10 rows 9-11):
+   * Upstream's leniency around the agent attributes of policy sets (ADR 0020):
    * `policy-tool-version` and `overridable` sent for a non-agent kind_a set are accepted and
    * ignored, `agent-enabled: true` on a kind_b set too; a non-agent kind_a set answers
    * `overridable: null` and `policy-tool-version: ""`, a kind_b set `agent-enabled: true`.

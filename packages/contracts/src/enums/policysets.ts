@@ -6,7 +6,7 @@ import type { PolicyKind__Output } from '../generated/policyhub/policysets/v1/Po
 import type { PolicySetVersionSource__Output } from '../generated/policyhub/policysets/v1/PolicySetVersionSource.js';
 import type { PolicySetVersionStatus__Output } from '../generated/policyhub/policysets/v1/PolicySetVersionStatus.js';
 
-/** The framework of a policy or a policy set: the spec's canonical names (DESIGN §1). */
+/** The framework of a policy or a policy set: the spec's canonical names (ADR 0020). */
 export const policyKind = enumMapping('PolicyKind', {
   POLICY_KIND_A: 'kind_a',
   POLICY_KIND_B: 'kind_b',

@@ -27,7 +27,7 @@ export function parseInclude(raw: string | undefined, allowed: readonly string[]
 
 const normalise = (s: string) => s.toLowerCase().replace(/-/g, '_');
 
-/** For endpoints that include nothing: any `include` value is unknown (400), as DESIGN §4 says. */
+/** For endpoints that include nothing: any `include` value is unknown (400). */
 export const refuseInclude = (raw: string | undefined): void => {
   parseInclude(raw, []);
 };

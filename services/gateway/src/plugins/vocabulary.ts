@@ -6,7 +6,7 @@ import { CANONICAL, VOCABULARY, type VocabularyProfile, type WireNames, wireKind
 /**
  * The served vocabulary profile at the edge. Serializers emit the canonical (spec) names; in any
  * other profile every response document — primary data, `included` and errors — is rewritten here,
- * once, so create, show, list and included stay identical to one another (DESIGN §4) and no
+ * once, so create, show, list and included stay identical to one another and no
  * endpoint can forget the profile. What differs in a resource's attributes is read off its
  * definition (`wording` of its fields, `schemas/resources.ts`).
  */

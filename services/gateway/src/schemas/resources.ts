@@ -48,7 +48,7 @@ export const closed = <T extends TProperties>(properties: T, options: Record<str
 export const nullable = <T extends TSchema>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
 
-/** ISO-8601 UTC with a literal `Z` (DESIGN §4). */
+/** ISO-8601 UTC with a literal `Z`, as upstream serves them. */
 export const Timestamp = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$',
   description: 'ISO-8601 UTC timestamp (`2026-01-01T00:00:00.000Z`).',

@@ -2,7 +2,7 @@ import type { OrganizationState } from './ports.js';
 import type { Kind } from './vocabulary.js';
 
 /**
- * Policy set versions (DESIGN §7): rules of creation, the upload window, and how an upload's
+ * Policy set versions (ADR 0003): rules of creation, the upload window, and how an upload's
  * outcome moves a version out of `pending`. Plain TypeScript; the repository and RPC layers
  * apply what these functions decide.
  */
@@ -27,7 +27,7 @@ export interface VersionedSetFacts {
 
 /**
  * Versions can be uploaded to a set that gets its policies neither from a VCS repository nor from
- * individual policy relationships (api-behaviour §3.1 and §10 row 14: a fresh set qualifies).
+ * individual policy relationships (upstream's behaviour: a fresh set qualifies).
  */
 export const canTakeUploadedVersions = (set: VersionedSetFacts): boolean =>
   !set.hasVcsRepo && !set.hasPolicies;

@@ -5,7 +5,7 @@ import type { COMMENT } from './schema.js';
 
 export type CommentObject = Static<typeof COMMENT.schema>;
 
-/** The one serializer of `comments` (create, show, list); upstream's shape (api-behaviour §5). */
+/** The one serializer of `comments` (create, show, list); upstream's shape. */
 export function serializeComment(c: runsV1.Comment__Output): CommentObject {
   return {
     id: c.id,

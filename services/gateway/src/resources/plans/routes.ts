@@ -11,7 +11,7 @@ import { IdParams, resourceDocument, schema } from '../../schemas/common.js';
 import { query } from '../../schemas/common.js';
 
 /**
- * Plans (DESIGN §8): show, and the `terraform show -json` document in and out. The PUT body is
+ * Plans (ADR 0016): show, and the `terraform show -json` document in and out. The PUT body is
  * never parsed or buffered here: whatever its declared type and size, it streams to the runs
  * service, which validates it on the way to storage and enforces PLAN_MAX_BYTES (the gateway's
  * JSON body limit does not apply to this route).

@@ -22,7 +22,7 @@ import { IdParams, listDocument, listQuery, query, resourceDocument, schema } fr
 const VERSION_INCLUDES = ['policy_set'] as const;
 
 /**
- * Policy set versions (DESIGN §7.1). Create takes no body (clients send a body-less POST with the
+ * Policy set versions (ADR 0003). Create takes no body (clients send a body-less POST with the
  * JSON:API content type); the upload itself goes to the capability URL (resources/uploads).
  */
 export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): void {

@@ -10,7 +10,7 @@ import type { POLICY_SET_VERSION } from './schema.js';
 
 export type PolicySetVersionObject = Static<typeof POLICY_SET_VERSION.schema>;
 
-/** Absolute upload URL for a capability token (DESIGN §7). */
+/** Absolute upload URL for a capability token (ADR 0003). */
 export const uploadUrl = (baseUrl: string, token: string): string => `${baseUrl}/api/v2/uploads/${token}`;
 
 /** `status-timestamps`: `<status>-at` for each status the version has reached. */

@@ -63,7 +63,7 @@ export interface CurrentAgentSettings {
 }
 
 /**
- * Upstream's leniency (profiles with `agentLeniency`, api-behaviour §10 rows 9-11): attributes
+ * Upstream's leniency (profiles with `agentLeniency`, ADR 0020): attributes
  * that do not apply to the set are accepted and ignored instead of refused — `policy-tool-version`
  * and `overridable` on a kind_a set without the agent, `agent-enabled: true` on a kind_b set.
  * `current` is the stored set on update; on create an absent kind is the spec's default, kind_a.

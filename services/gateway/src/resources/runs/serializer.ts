@@ -8,7 +8,7 @@ export type RunObject = Static<typeof RUN.schema>;
 
 /**
  * The one serializer of `runs` (create, show, list, included). Relationship linkage is always
- * present: clients take the policy check ids from a polled run (api-behaviour §4.3).
+ * present: clients take the policy check ids from a polled run.
  */
 export function serializeRun(r: runsV1.Run__Output): RunObject {
   return {

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { params, schema } from '../../schemas/common.js';
 
 /**
- * `PUT /uploads/:token`: the capability URL of a policy set version (DESIGN §7.2). No token
+ * `PUT /uploads/:token`: the capability URL of a policy set version (ADR 0003). No token
  * header (the path is the credential; it is never logged: request logs use the route pattern).
  * Whatever Content-Type the client sends, the body is handed over as a raw stream and piped to
  * storage, never buffered. 200 when the archive was accepted (the version is `ready` by the time
