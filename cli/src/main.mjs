@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Api, ApiError } from './api.mjs';
 import { check, UsageError } from './check.mjs';
+import { forTerminal, jsonForTerminal } from './terminal.mjs';
 
 const HELP = `policyhub: the PolicyHub command-line gate for CI
 
@@ -38,8 +39,13 @@ Exit status:
  * @returns {Promise<number>}
  */
 export async function main(argv, env, streams = {}) {
-  const stdout = streams.stdout ?? ((/** @type {string} */ t) => process.stdout.write(t));
-  const stderr = streams.stderr ?? ((/** @type {string} */ t) => process.stderr.write(t));
+  const rawStdout = streams.stdout ?? ((/** @type {string} */ t) => process.stdout.write(t));
+  const rawStderr = streams.stderr ?? ((/** @type {string} */ t) => process.stderr.write(t));
+  // Server-provided text (policy output, names, error details) never reaches the terminal with
+  // control sequences in it: --json output is escaped, everything else stripped (terminal.mjs).
+  let jsonOutput = false;
+  const stdout = (/** @type {string} */ t) => rawStdout(jsonOutput ? jsonForTerminal(t) : forTerminal(t));
+  const stderr = (/** @type {string} */ t) => rawStderr(forTerminal(t));
   const fail = (/** @type {string} */ message) => {
     stderr(`policyhub: ${message}\n`);
     return 1;
@@ -68,6 +74,7 @@ export async function main(argv, env, streams = {}) {
     return fail(`${/** @type {Error} */ (err).message}\nRun "policyhub --help" for usage.`);
   }
   const { values, positionals } = parsed;
+  jsonOutput = values.json ?? false;
   if (values.version) {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
     stdout(`${pkg.version}\n`);

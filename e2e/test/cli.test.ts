@@ -71,6 +71,13 @@ function start(
   return { child, done };
 }
 
+/** The control characters (C0 but tab and newline, DEL, C1, bidirectional overrides) in `text`. */
+const controls = (text: string) =>
+  [...text].filter((c) => {
+    const n = c.codePointAt(0)!;
+    return (n < 0x20 && n !== 0x09 && n !== 0x0a) || (n >= 0x7f && n <= 0x9f) || (n >= 0x202a && n <= 0x202e);
+  });
+
 const policyhub = (args: string[], env: Record<string, string> = {}) => start(args, env).done;
 
 function planFile(types: string[]): string {
@@ -195,6 +202,41 @@ describe('policyhub check', () => {
       verdict: 'overridden',
       policyCheck: { status: 'overridden' },
     });
+  });
+
+  it('prints policy output without the terminal control sequences a plan smuggled into it', {
+    timeout: 90_000,
+  }, async () => {
+    const { ref } = await guardrails();
+    // The engine echoes the offending resource's address, which comes from the uploaded plan.
+    const address = 'aws_s3_bucket.\u001b]0;owned\u0007x\u001b[2K\u001b[1A\u009b31mpassed\r';
+    const path = join(dir, 'hostile-plan.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        format_version: '1.2',
+        resource_changes: [
+          {
+            address,
+            mode: 'managed',
+            type: 'aws_s3_bucket',
+            name: 'x',
+            change: { actions: ['create'], before: null, after: {} },
+          },
+        ],
+      }),
+    );
+    const human = await policyhub(['check', '--workspace', ref, '--plan', path]);
+    expect(human.code, human.stderr).toBe(1);
+    expect(human.stderr).toContain('--- policy check output ---');
+    expect(human.stderr).toContain('aws_s3_bucket.xpassed has forbidden type aws_s3_bucket');
+    expect(controls(human.stderr)).toEqual([]);
+
+    const json = await policyhub(['check', '--workspace', ref, '--plan', path, '--json']);
+    expect(json.code, json.stderr).toBe(1);
+    expect(controls(json.stdout)).toEqual([]);
+    // The document itself keeps the text as the server sent it, escaped.
+    expect(JSON.parse(json.stdout).output).toContain('\u001b]0;owned');
   });
 
   it('exits 0 when no policy set applies, and accepts a workspace id and TFE_* variables', {

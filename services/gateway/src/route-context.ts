@@ -52,12 +52,36 @@ export function sendNoContent(reply: FastifyReply) {
   return reply.status(204).send();
 }
 
+const understoodByRoute = new WeakMap<object, ReadonlySet<string>>();
+const NOTHING_UNDERSTOOD: ReadonlySet<string> = new Set();
+
+/** The query parameters a route declares in its schema (what its links may carry). */
+function understoodParameters(request: FastifyRequest): ReadonlySet<string> {
+  const querystring = request.routeOptions.schema?.querystring as
+    | { properties?: Record<string, unknown> }
+    | undefined;
+  if (!querystring?.properties) return NOTHING_UNDERSTOOD;
+  let names = understoodByRoute.get(querystring);
+  if (names === undefined) {
+    names = new Set(Object.keys(querystring.properties));
+    understoodByRoute.set(querystring, names);
+  }
+  return names;
+}
+
 /**
  * `links` and `meta.pagination` of a list, for the path the request was served at (the prefix
- * rule has already normalised it to `/api/v2/...`) and with the request's own query parameters.
+ * rule has already normalised it to `/api/v2/...`) and with those of the request's query
+ * parameters that the route's schema declares.
  */
 export function pageDocument(ctx: RouteContext, request: FastifyRequest, page: PageInfo) {
-  return paginationDocument(page, ctx.baseUrl(request), request.url.split('?')[0]!, queryOf(request));
+  return paginationDocument(
+    page,
+    ctx.baseUrl(request),
+    request.url.split('?')[0]!,
+    queryOf(request),
+    understoodParameters(request),
+  );
 }
 
 /**

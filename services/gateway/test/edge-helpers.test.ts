@@ -78,12 +78,13 @@ describe('pagination', () => {
     expect(hasPageParams({ 'page[size]': '5' })).toBe(true);
   });
 
-  it('builds meta and links with null prev/next at the ends, keeping other parameters', () => {
+  it('builds meta and links with null prev/next at the ends, keeping the parameters the route understands only', () => {
     const doc = paginationDocument(
       { currentPage: 1, pageSize: 2, totalPages: 3, totalCount: 5 },
       'http://h',
       '/api/v2/things',
-      { 'filter[kind]': 'kind_a', 'page[size]': '2' },
+      { 'filter[kind]': 'kind_a', 'page[size]': '2', 'utm[x]': 'pasted' },
+      new Set(['filter[kind]', 'page[number]', 'page[size]']),
     );
     expect(doc.meta.pagination).toEqual({
       'current-page': 1,
@@ -106,6 +107,7 @@ describe('pagination', () => {
       'http://h',
       '/x',
       {},
+      new Set(),
     );
     expect(doc.meta.pagination['current-page']).toBe(999);
     expect(doc.meta.pagination['total-count']).toBe(3);

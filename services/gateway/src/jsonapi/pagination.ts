@@ -39,19 +39,25 @@ export const hasPageParams = (query: Record<string, string | undefined>): boolea
 
 const toInt = (s: string): number | undefined => (/^\d{1,9}$/.test(s.trim()) ? Number(s.trim()) : undefined);
 
-/** `meta.pagination` and top-level `links` for one page (absolute URLs carrying the parameters). */
+/**
+ * `meta.pagination` and top-level `links` for one page: absolute URLs carrying the request's
+ * parameters that the route understands (`understood`, its query schema's names), never others,
+ * so a client cannot make every link of a list carry what it pasted into the URL.
+ */
 export function paginationDocument(
   info: PageInfo,
   baseUrl: string,
   path: string,
   query: Record<string, string | undefined>,
+  understood: ReadonlySet<string>,
 ) {
   const { currentPage, totalPages } = info;
+  const kept = Object.entries(query)
+    .filter(([k, v]) => v !== undefined && understood.has(k) && k !== 'page[number]' && k !== 'page[size]')
+    .sort(([a], [b]) => a.localeCompare(b));
   const link = (n: number) => {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(query).sort(([a], [b]) => a.localeCompare(b))) {
-      if (v !== undefined && k !== 'page[number]' && k !== 'page[size]') params.set(k, v);
-    }
+    for (const [k, v] of kept) params.set(k, v!);
     params.set('page[number]', String(n));
     params.set('page[size]', String(info.pageSize));
     return `${baseUrl}${path}?${params.toString()}`;
