@@ -337,6 +337,38 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'GET',
+    path: `${API}/organizations/:org/workspaces/:name`,
+    access: org('member'),
+    success: 200,
+    body: NO_BODY,
+    query: SHOW,
+    prepare: async (_w, o) => ({
+      params: { org: o.name, name: (await o.fixtures.sharedWorkspace()).attributes.name },
+    }),
+  },
+  {
+    method: 'PATCH',
+    path: `${API}/organizations/:org/workspaces/:name`,
+    access: org('manage-workspaces'),
+    success: 200,
+    body: { shape: 'document', attributes: { name: 'string', description: 'string' } },
+    prepare: async (_w, o) => ({
+      params: { org: o.name, name: (await o.fixtures.freshWorkspace()).attributes.name },
+      body: document('workspaces', { description: 'changed' }),
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: `${API}/organizations/:org/workspaces/:name`,
+    access: org('manage-workspaces'),
+    success: 204,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({
+      params: { org: o.name, name: (await o.fixtures.freshWorkspace()).attributes.name },
+    }),
+  },
+  {
+    method: 'GET',
     path: `${API}/workspaces/:id/runs`,
     access: org('read-runs'),
     success: 200,

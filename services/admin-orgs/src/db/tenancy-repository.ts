@@ -278,6 +278,15 @@ export class TenancyRepository {
     return rows[0];
   }
 
+  /** By the organization's unique (organization, name) index. */
+  async getWorkspaceByName(organization: string, name: string): Promise<WorkspaceRow | undefined> {
+    const { rows } = await this.db.query<WorkspaceRow>(
+      `SELECT ${WORKSPACE_WITH_ORGANIZATION_ID} WHERE w.organization = $1 AND w.name = $2`,
+      [organization, name],
+    );
+    return rows[0];
+  }
+
   async getWorkspaces(ids: string[]): Promise<WorkspaceRow[]> {
     if (ids.length === 0) return [];
     const { rows } = await this.db.query<WorkspaceRow>(

@@ -15,7 +15,10 @@ export function workspaceHandlers(workspaces: WorkspaceUseCases): Handlers<admin
     },
 
     async GetWorkspace(req, { principal }) {
-      return { workspace: toWorkspace(await workspaces.get(principal, req.id)) };
+      const workspace = req.id
+        ? await workspaces.get(principal, req.id)
+        : await workspaces.getByName(principal, req.organization, req.name);
+      return { workspace: toWorkspace(workspace) };
     },
 
     async ListWorkspaces(req, { principal }) {

@@ -63,6 +63,18 @@ export class WorkspaceUseCases {
     return ws;
   }
 
+  /** The workspace named `name` in an organization the caller may see, else NOT_FOUND. */
+  async getByName(
+    principal: Principal | undefined,
+    organization: string,
+    name: string,
+  ): Promise<WorkspaceRow> {
+    await visibleOrganization(this.tenancy, principal, organization);
+    const ws = await this.tenancy.getWorkspaceByName(organization, name);
+    if (!ws) throw notFound();
+    return ws;
+  }
+
   async list(principal: Principal | undefined, organization: string, search: string, page: PageRequest) {
     await visibleOrganization(this.tenancy, principal, organization);
     const w = pageWindow(page);

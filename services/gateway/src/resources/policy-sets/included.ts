@@ -56,12 +56,12 @@ export async function includedFor(
     workspaceIds.length
       ? clients.workspaces
           .BatchGetWorkspaces({ ids: workspaceIds }, as(request))
-          .then((r) => r.workspaces.map(serializeWorkspace))
+          .then((r) => r.workspaces.map((x) => serializeWorkspace(x, request.principal)))
       : [],
     ids.projects.length
       ? clients.projects
           .BatchGetProjects({ ids: ids.projects }, as(request))
-          .then((r) => r.projects.map(serializeProject))
+          .then((r) => r.projects.map((x) => serializeProject(x, request.principal)))
       : [],
     versionIds.length
       ? clients.policySetVersions

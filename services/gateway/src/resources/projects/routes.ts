@@ -51,7 +51,7 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
           as(request),
         )
       ).project!;
-      return sendDocument(reply, 201, { data: serializeProject(project) });
+      return sendDocument(reply, 201, { data: serializeProject(project, request.principal) });
     },
   );
 
@@ -78,7 +78,7 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
         as(request),
       );
       return sendDocument(reply, 200, {
-        data: res.projects.map(serializeProject),
+        data: res.projects.map((x) => serializeProject(x, request.principal)),
         ...pageDocument(ctx, request, res.page!),
       });
     },
@@ -98,7 +98,7 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
       refuseInclude(queryOf(request).include);
       const project = (await clients.projects.GetProject({ id: paramsOf<'id'>(request).id }, as(request)))
         .project!;
-      return sendDocument(reply, 200, { data: serializeProject(project) });
+      return sendDocument(reply, 200, { data: serializeProject(project, request.principal) });
     },
   );
 
@@ -126,7 +126,7 @@ export function registerProjectRoutes(app: Api, ctx: RouteContext): void {
       );
       const project = (await clients.projects.UpdateProject({ id, name, ...description }, as(request)))
         .project!;
-      return sendDocument(reply, 200, { data: serializeProject(project) });
+      return sendDocument(reply, 200, { data: serializeProject(project, request.principal) });
     },
   );
 

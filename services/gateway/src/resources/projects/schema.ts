@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { defineResource, field, hasOne, nullable, self, Timestamp, write } from '../../schemas/resources.js';
+import {
+  closed,
+  defineResource,
+  field,
+  hasOne,
+  nullable,
+  self,
+  Timestamp,
+  write,
+} from '../../schemas/resources.js';
 
 /** The wire shape of `projects`: response, create and update bodies. */
 export const PROJECT = defineResource({
@@ -12,6 +21,13 @@ export const PROJECT = defineResource({
     'is-default': Type.Boolean(),
     'created-at': Timestamp,
     'updated-at': Timestamp,
+    permissions: closed({
+      'can-read': Type.Boolean(),
+      'can-update': Type.Boolean(),
+      'can-destroy': Type.Boolean(),
+      'can-create-workspace': Type.Boolean(),
+      'can-move-workspace': Type.Boolean(),
+    }),
   },
   relationships: { organization: hasOne('organizations') },
   links: self,

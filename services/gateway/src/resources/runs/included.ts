@@ -29,5 +29,5 @@ export async function includeRunWorkspaces(
   const ids = [...new Set(runs.map((r) => r.workspaceId))];
   if (ids.length === 0) return;
   const { workspaces } = await ctx.clients.workspaces.BatchGetWorkspaces({ ids }, as(request));
-  included.add(workspaces.map(serializeWorkspace));
+  included.add(workspaces.map((x) => serializeWorkspace(x, request.principal)));
 }

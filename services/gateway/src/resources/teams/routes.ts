@@ -111,7 +111,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
           as(request),
         )
       ).team!;
-      return sendDocument(reply, 201, { data: serializeTeam(team) });
+      return sendDocument(reply, 201, { data: serializeTeam(team, request.principal) });
     },
   );
 
@@ -151,7 +151,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
       );
       const included = include.has('users') ? await membersOf(request, res.teams) : [];
       return sendDocument(reply, 200, {
-        data: res.teams.map(serializeTeam),
+        data: res.teams.map((x) => serializeTeam(x, request.principal)),
         ...(include.size > 0 ? { included } : {}),
         ...pageDocument(ctx, request, res.page!),
       });
@@ -173,7 +173,7 @@ export function registerTeamRoutes(app: Api, ctx: RouteContext): void {
       const team = (await clients.teams.GetTeam({ id: paramsOf<'id'>(request).id }, as(request))).team!;
       const included = include.has('users') ? await membersOf(request, [team]) : [];
       return sendDocument(reply, 200, {
-        data: serializeTeam(team),
+        data: serializeTeam(team, request.principal),
         ...(include.size > 0 ? { included } : {}),
       });
     },

@@ -29,6 +29,14 @@ export const TEAM = defineResource({
       write: write.string({ maxLength: 20, description: 'secret or organization.' }),
     }),
     'created-at': Timestamp,
+    // Upstream's set; teams are not updated after creation here, and have no tokens.
+    permissions: closed({
+      'can-update-membership': Type.Boolean(),
+      'can-destroy': Type.Boolean(),
+      'can-update-organization-access': Type.Boolean(),
+      'can-update-api-token': Type.Boolean(),
+      'can-update-visibility': Type.Boolean(),
+    }),
   },
   relationships: { organization: hasOne('organizations'), users: hasMany('users') },
   links: self,

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { refuseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
@@ -19,6 +20,7 @@ import {
   IdParams,
   NoContent,
   OrgParams,
+  params,
   listDocument,
   listQuery,
   query,
@@ -52,7 +54,7 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
           as(request),
         )
       ).workspace!;
-      return sendDocument(reply, 201, { data: serializeWorkspace(ws) });
+      return sendDocument(reply, 201, { data: serializeWorkspace(ws, request.principal) });
     },
   );
 
@@ -76,11 +78,29 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
         as(request),
       );
       return sendDocument(reply, 200, {
-        data: res.workspaces.map(serializeWorkspace),
+        data: res.workspaces.map((x) => serializeWorkspace(x, request.principal)),
         ...pageDocument(ctx, request, res.page!),
       });
     },
   );
+
+  const readChange = (request: FastifyRequest) => {
+    const doc = new RequestDocument(validBody(request));
+    const name = doc.string('name');
+    const description = readDescription(doc);
+    const projectId = doc.relationshipId('project');
+    return { name, projectId, ...description };
+  };
+  const update = async (request: FastifyRequest, id: string, change: ReturnType<typeof readChange>) => {
+    const ws = (await clients.workspaces.UpdateWorkspace({ id, ...change }, as(request))).workspace!;
+    return serializeWorkspace(ws, request.principal);
+  };
+  // Upstream addresses a workspace by id or by organization and name; both answer the same document.
+  const byName = async (request: FastifyRequest) => {
+    const { org, name } = paramsOf<'org' | 'name'>(request);
+    return (await clients.workspaces.GetWorkspace({ id: '', organization: org, name }, as(request)))
+      .workspace!;
+  };
 
   app.get(
     '/workspaces/:id',
@@ -96,7 +116,23 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
       refuseInclude(queryOf(request).include);
       const ws = (await clients.workspaces.GetWorkspace({ id: paramsOf<'id'>(request).id }, as(request)))
         .workspace!;
-      return sendDocument(reply, 200, { data: serializeWorkspace(ws) });
+      return sendDocument(reply, 200, { data: serializeWorkspace(ws, request.principal) });
+    },
+  );
+
+  app.get(
+    '/organizations/:org/workspaces/:name',
+    {
+      schema: schema('workspaces', {
+        summary: 'Show a workspace by organization and name',
+        params: NameParams,
+        querystring: query({}, { include: [] }),
+        response: { 200: resourceDocument(WORKSPACE) },
+      }),
+    },
+    async (request, reply) => {
+      refuseInclude(queryOf(request).include);
+      return sendDocument(reply, 200, { data: serializeWorkspace(await byName(request), request.principal) });
     },
   );
 
@@ -113,20 +149,28 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
     },
     async (request, reply) => {
       const { id } = paramsOf<'id'>(request);
-      const { name, projectId, ...description } = await readAfterVisibilityCheck(
-        () => {
-          const doc = new RequestDocument(validBody(request));
-          const name = doc.string('name');
-          const description = readDescription(doc);
-          const projectId = doc.relationshipId('project');
-          return { name, projectId, ...description };
-        },
+      const change = await readAfterVisibilityCheck(
+        () => readChange(request),
         () => clients.workspaces.GetWorkspace({ id }, as(request)),
       );
-      const ws = (
-        await clients.workspaces.UpdateWorkspace({ id, name, projectId, ...description }, as(request))
-      ).workspace!;
-      return sendDocument(reply, 200, { data: serializeWorkspace(ws) });
+      return sendDocument(reply, 200, { data: await update(request, id, change) });
+    },
+  );
+
+  app.patch(
+    '/organizations/:org/workspaces/:name',
+    {
+      schema: schema('workspaces', {
+        summary: 'Update a workspace by organization and name',
+        params: NameParams,
+        body: WORKSPACE.body({ create: false }),
+        response: { 200: resourceDocument(WORKSPACE) },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const { id } = await byName(request);
+      return sendDocument(reply, 200, { data: await update(request, id, readChange(request)) });
     },
   );
 
@@ -144,4 +188,22 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
       return sendNoContent(reply);
     },
   );
+
+  app.delete(
+    '/organizations/:org/workspaces/:name',
+    {
+      schema: schema('workspaces', {
+        summary: 'Delete a workspace by organization and name',
+        params: NameParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      const { id } = await byName(request);
+      await clients.workspaces.DeleteWorkspace({ id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
 }
+
+const NameParams = params('org', 'name');

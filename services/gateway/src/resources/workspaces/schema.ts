@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { defineResource, field, hasOne, nullable, self, Timestamp, write } from '../../schemas/resources.js';
+import {
+  closed,
+  defineResource,
+  field,
+  hasOne,
+  nullable,
+  self,
+  Timestamp,
+  write,
+} from '../../schemas/resources.js';
 
 /** The wire shape of `workspaces`: response, create and update bodies. */
 export const WORKSPACE = defineResource({
@@ -11,6 +20,19 @@ export const WORKSPACE = defineResource({
     description: field(nullable(Type.String()), { write: write.string({ maxLength: 1000 }) }),
     'created-at': Timestamp,
     'updated-at': Timestamp,
+    // Upstream's set; what PolicyHub has no operation for (locks, variables, applies) is false.
+    permissions: closed({
+      'can-update': Type.Boolean(),
+      'can-destroy': Type.Boolean(),
+      'can-queue-run': Type.Boolean(),
+      'can-read-settings': Type.Boolean(),
+      'can-update-variable': Type.Boolean(),
+      'can-lock': Type.Boolean(),
+      'can-unlock': Type.Boolean(),
+      'can-force-unlock': Type.Boolean(),
+      'can-queue-apply': Type.Boolean(),
+      'can-queue-destroy': Type.Boolean(),
+    }),
   },
   relationships: { organization: hasOne('organizations'), project: hasOne('projects', { writable: true }) },
   links: self,
