@@ -25,6 +25,13 @@ type Resource = { id: string; type: string; attributes: Record<string, unknown> 
 
 const policyBody = (attributes: Record<string, unknown>) => ({ data: { type: 'policies', attributes } });
 
+const uploadCode = async (id: string, code: string | Uint8Array) => {
+  const res = await org.owner.api.put(`/policies/${id}/upload`, code, {
+    'content-type': 'application/octet-stream',
+  });
+  expect(res.status, res.text).toBe(204);
+};
+
 describe('policies: create, show, list, update, delete', () => {
   it('creates a policy with every attribute and shows it identically', async () => {
     const name = uniqueName('guard');
@@ -41,8 +48,10 @@ describe('policies: create, show, list, update, delete', () => {
         kind: 'kind_a',
         query: null,
         'enforcement-level': 'hard-mandatory',
-        enforce: [{ path: `${name}.policy`, mode: 'hard-mandatory' }],
+        // Upstream: empty until code is uploaded, and `updated-at` is the last upload.
+        enforce: [],
         'policy-set-count': 0,
+        'updated-at': null,
       },
       relationships: {
         organization: { data: { id: org.name, type: 'organizations' } },
@@ -61,7 +70,7 @@ describe('policies: create, show, list, update, delete', () => {
     expect(show.body.data).toEqual(res.body.data);
   });
 
-  it('accepts the older enforce array form without kind (kind_a, level from mode, path echoed)', async () => {
+  it('accepts the older enforce array form without kind (kind_a, level from mode, path echoed once code is uploaded)', async () => {
     const name = uniqueName('legacy');
     const res = await org.owner.api.post(
       `/organizations/${org.name}/policies`,
@@ -71,6 +80,10 @@ describe('policies: create, show, list, update, delete', () => {
     expect(res.body.data.attributes).toMatchObject({
       kind: 'kind_a',
       'enforcement-level': 'advisory',
+      enforce: [],
+    });
+    await uploadCode(res.body.data.id, 'main = rule { true }');
+    expect((await org.owner.api.get(`/policies/${res.body.data.id}`)).body.data.attributes).toMatchObject({
       enforce: [{ path: `${name}.sentinel`, mode: 'advisory' }],
     });
   });
@@ -124,6 +137,7 @@ describe('policies: create, show, list, update, delete', () => {
       description: 'keep me',
       'enforcement-level': 'advisory',
     });
+    await uploadCode(p.id, 'main = rule { true }');
     const res = await org.owner.api.patch(
       `/policies/${p.id}`,
       policyBody({ 'enforcement-level': 'hard-mandatory' }),
@@ -171,6 +185,116 @@ describe('policies: create, show, list, update, delete', () => {
   });
 });
 
+describe('policies as upstream clients expect them', () => {
+  it.each([
+    ['kind_a', 'mandatory', 'advisory, soft-mandatory, hard-mandatory'],
+    ['kind_b', 'soft-mandatory', 'advisory, mandatory'],
+    ['kind_b', 'hard-mandatory', 'advisory, mandatory'],
+  ])(
+    'refuses a %s policy at level %s with a 422 naming the allowed levels; nothing is created',
+    async (kind, level, allowed) => {
+      const name = uniqueName('lvl');
+      const res = await org.owner.api.post(
+        `/organizations/${org.name}/policies`,
+        policyBody({ name, kind, query: 'data.x.deny', 'enforcement-level': level }),
+      );
+      expect(res.status).toBe(422);
+      expect(res.body.errors[0]).toMatchObject({
+        code: 'POLICY_SETS_INVALID_ENFORCEMENT_LEVEL',
+        detail: `Enforcement level ${level} is not valid for ${kind} policies: use ${allowed}`,
+        source: { pointer: '/data/attributes/enforcement-level' },
+      });
+      const list = await org.owner.api.get(`/organizations/${org.name}/policies?search%5Bname%5D=${name}`);
+      expect(list.body.data).toEqual([]);
+    },
+  );
+
+  it("takes each kind's own levels, also through the deprecated enforce form and on update", async () => {
+    for (const level of ['advisory', 'soft-mandatory', 'hard-mandatory']) {
+      const a = await createPolicy(org.owner.api, org.name, { 'enforcement-level': level });
+      expect(a.attributes['enforcement-level']).toBe(level);
+    }
+    const b = await createPolicy(org.owner.api, org.name, {
+      kind: 'kind_b',
+      query: 'data.terraform.deny',
+      'enforcement-level': 'mandatory',
+    });
+    expect(b.attributes).toMatchObject({ kind: 'kind_b', 'enforcement-level': 'mandatory' });
+    const viaEnforce = await org.owner.api.patch(
+      `/policies/${b.id}`,
+      policyBody({ enforce: [{ path: 'deny.rego', mode: 'advisory' }] }),
+    );
+    expect(viaEnforce.body.data.attributes['enforcement-level']).toBe('advisory');
+    const wrong = await org.owner.api.patch(
+      `/policies/${b.id}`,
+      policyBody({ enforce: [{ path: 'deny.rego', mode: 'hard-mandatory' }] }),
+    );
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.errors[0].source.pointer).toBe('/data/attributes/enforce/0/mode');
+    expect((await org.owner.api.get(`/policies/${b.id}`)).body.data.attributes['enforcement-level']).toBe(
+      'advisory',
+    );
+    // Without a level a kind_b policy is advisory, a kind_a one soft-mandatory.
+    const plainB = await createPolicy(org.owner.api, org.name, { kind: 'kind_b' });
+    expect(plainB.attributes['enforcement-level']).toBe('advisory');
+  });
+
+  it('requires a query for kind_b (also on update) and accepts and ignores one for kind_a', async () => {
+    const a = await createPolicy(org.owner.api, org.name, { query: 'data.ignored' });
+    expect(a.attributes.query).toBeNull();
+    const b = await createPolicy(org.owner.api, org.name, { kind: 'kind_b', query: 'data.x.deny' });
+    const cleared = await org.owner.api.patch(`/policies/${b.id}`, policyBody({ query: null }));
+    expect(cleared.status).toBe(422);
+    expect(cleared.body.errors[0]).toMatchObject({
+      code: 'POLICY_SETS_QUERY_REQUIRED',
+      source: { pointer: '/data/attributes/query' },
+    });
+    expect((await org.owner.api.get(`/policies/${b.id}`)).body.data.attributes.query).toBe('data.x.deny');
+  });
+
+  it('answers enforce [] and updated-at null until code is uploaded; download is 404 until then', async () => {
+    const p = await createPolicy(org.owner.api, org.name, { 'enforcement-level': 'advisory' });
+    expect(p.attributes).toMatchObject({ enforce: [], 'updated-at': null });
+    const none = await org.owner.api.get(`/policies/${p.id}/download`);
+    expect(none.status).toBe(404);
+    expect(none.body).toEqual(NOT_FOUND);
+    // A description change is not a code upload.
+    await org.owner.api.patch(`/policies/${p.id}`, policyBody({ description: 'x' }));
+    expect((await org.owner.api.get(`/policies/${p.id}`)).body.data.attributes['updated-at']).toBeNull();
+
+    await uploadCode(p.id, 'main = rule { true }');
+    const after = (await org.owner.api.get(`/policies/${p.id}`)).body.data;
+    expect(after.attributes.enforce).toEqual([{ path: `${p.attributes.name}.policy`, mode: 'advisory' }]);
+    expect(after.attributes['updated-at']).toMatch(/Z$/);
+    expect(Date.parse(after.attributes['updated-at'])).toBeGreaterThanOrEqual(
+      Date.parse(String(p.attributes['created-at'])),
+    );
+  });
+
+  it('accepts an empty upload (with and without a content type): the code is empty, not missing', async () => {
+    const p = await createPolicy(org.owner.api, org.name);
+    await uploadCode(p.id, new Uint8Array());
+    const got = await org.owner.api.get(`/policies/${p.id}/download`);
+    expect(got.status).toBe(200);
+    expect(got.text).toBe('');
+    const bare = await org.owner.api.put(`/policies/${p.id}/upload`, undefined, {});
+    expect(bare.status, bare.text).toBe(204);
+    expect((await org.owner.api.get(`/policies/${p.id}`)).body.data.attributes.enforce).toHaveLength(1);
+  });
+
+  it('lists each policy byte for byte as its create answer', async () => {
+    const o = await createOrganization(t, 'polbytes');
+    const created = await o.owner.api.post(
+      `/organizations/${o.name}/policies`,
+      policyBody({ name: uniqueName('exact'), description: 'd', 'enforcement-level': 'hard-mandatory' }),
+    );
+    const list = await o.owner.api.get(`/organizations/${o.name}/policies`);
+    const createdText = JSON.stringify(created.body.data);
+    expect(list.text).toContain(createdText);
+    expect(list.body.data).toEqual([created.body.data]);
+  });
+});
+
 describe('policies: code upload and download', () => {
   it('stores the raw body of PUT /policies/:id/upload (octet-stream) and serves it back', async () => {
     const p = await createPolicy(org.owner.api, org.name);
@@ -194,12 +318,15 @@ describe('policies: code upload and download', () => {
     expect((await org.owner.api.get(`/policies/${p.id}/download`)).text).toBe('{"not": "a document"}');
   });
 
-  it('rejects code over 1 MiB with 413 and keeps the previous code', async () => {
+  it('takes code up to 10 MiB, rejects more with 413 and keeps the previous code', async () => {
     const p = await createPolicy(org.owner.api, org.name);
-    await org.owner.api.put(`/policies/${p.id}/upload`, 'small', {
-      'content-type': 'application/octet-stream',
-    });
-    const big = new Uint8Array(1024 * 1024 + 1).fill(97);
+    const max = new Uint8Array(10 * 1024 * 1024).fill(98);
+    await uploadCode(p.id, max);
+    const stored = await org.owner.api.get(`/policies/${p.id}/download`);
+    expect(stored.status).toBe(200);
+    expect(stored.text.length).toBe(max.length);
+    await uploadCode(p.id, 'small');
+    const big = new Uint8Array(10 * 1024 * 1024 + 1).fill(97);
     const res = await org.owner.api.put(`/policies/${p.id}/upload`, big, {
       'content-type': 'application/octet-stream',
     });
@@ -234,7 +361,12 @@ describe('policies: validation (422 with a pointer)', () => {
       { name: uniqueName('m'), enforce: [{ path: 'x', mode: 'strict' }] },
       '/data/attributes/enforce/0/mode',
     ],
-    ['a query on a kind_a policy', { name: uniqueName('q'), query: 'data.x' }, '/data/attributes/query'],
+    ['a kind_b policy without a query', { name: uniqueName('q'), kind: 'kind_b' }, '/data/attributes/query'],
+    [
+      'a kind_b policy with a blank query',
+      { name: uniqueName('q'), kind: 'kind_b', query: ' ' },
+      '/data/attributes/query',
+    ],
     ['a non-string description', { name: uniqueName('d'), description: 5 }, '/data/attributes/description'],
   ])('rejects %s', async (_label, attributes, pointer) => {
     const res = await create(attributes);

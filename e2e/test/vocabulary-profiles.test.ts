@@ -104,20 +104,30 @@ describe.each(['spec', 'tfe'] as const)('API_VOCABULARY=%s', (profile) => {
     );
 
     it('a policy default enforce path is the same neutral file name in every profile; a sent path is kept', async () => {
-      for (const kind of ['kind_a', 'kind_b'] as const) {
+      // `enforce` is answered once code was uploaded (empty before, as upstream).
+      const withCode = async (policy: { id: string }) => {
+        const put = await api.put(`/policies/${policy.id}/upload`, 'main = rule { true }', {
+          'content-type': 'application/octet-stream',
+        });
+        expect(put.status).toBe(204);
+        return (await api.get(`/policies/${policy.id}`)).body.data.attributes;
+      };
+      for (const [kind, level] of [
+        ['kind_a', 'soft-mandatory'],
+        ['kind_b', 'advisory'],
+      ] as const) {
         const name = uniqueName('p');
         const policy = await createPolicy(api, org.name, { name, kind: names.kinds[kind] });
-        expect(policy.attributes.enforce).toEqual([{ path: `${name}.policy`, mode: 'soft-mandatory' }]);
+        expect(policy.attributes.enforce).toEqual([]);
+        expect((await withCode(policy)).enforce).toEqual([{ path: `${name}.policy`, mode: level }]);
       }
       const name = uniqueName('p');
       const sent = await createPolicy(api, org.name, {
         name,
         enforce: [{ path: `${name}.sentinel`, mode: 'advisory' }],
       });
-      expect(sent.attributes).toMatchObject({
-        kind: names.kinds.kind_a,
-        enforce: [{ path: `${name}.sentinel`, mode: 'advisory' }],
-      });
+      expect(sent.attributes.kind).toBe(names.kinds.kind_a);
+      expect((await withCode(sent)).enforce).toEqual([{ path: `${name}.sentinel`, mode: 'advisory' }]);
     });
 
     it('errors about kinds point at the attribute or parameter and speak the profile names', async () => {
@@ -143,11 +153,11 @@ describe.each(['spec', 'tfe'] as const)('API_VOCABULARY=%s', (profile) => {
       });
 
       const query = await api.post(`/organizations/${org.name}/policies`, {
-        data: { type: 'policies', attributes: { name: uniqueName('q'), kind: 'kind_a', query: 'data.x' } },
+        data: { type: 'policies', attributes: { name: uniqueName('q'), kind: 'kind_b' } },
       });
       expect(query.status).toBe(422);
       expect(query.body.errors[0]).toMatchObject({
-        detail: `Query is only valid for ${names.kinds.kind_b} policies`,
+        detail: `Query can't be blank for ${names.kinds.kind_b} policies`,
         source: { pointer: '/data/attributes/query' },
       });
 

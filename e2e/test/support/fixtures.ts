@@ -93,8 +93,11 @@ export async function createProject(api: ApiClient, org: string, name = uniqueNa
 
 /** A policy in `org` (kind_a and soft-mandatory unless `attrs` say otherwise). */
 export async function createPolicy(api: ApiClient, org: string, attrs: Record<string, unknown> = {}) {
+  // kind_b policies need a query (upstream's rule); tests that do not care get this one.
+  const kindB = attrs.kind === 'kind_b' || attrs.kind === 'opa';
+  const query = kindB && !('query' in attrs) ? { query: 'data.terraform.deny' } : {};
   const res = await api.post(`/organizations/${org}/policies`, {
-    data: { type: 'policies', attributes: { name: uniqueName('pol'), ...attrs } },
+    data: { type: 'policies', attributes: { name: uniqueName('pol'), ...query, ...attrs } },
   });
   expect(res.status, res.text).toBe(201);
   return res.body.data as {

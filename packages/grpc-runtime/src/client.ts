@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { callLocal, localClientStream, localMethod, openLocalClientStream } from './in-process.js';
 import type { ClientCredential } from './internal-auth.js';
 import type { Principal } from '@policyhub/permissions';
+import { MAX_MESSAGE_BYTES } from './message-limit.js';
 
 export interface CallOptions {
   principal?: Principal | undefined;
@@ -31,8 +32,8 @@ type ClientCtor<C> = (new (
 export const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
 
 const channelOptions = {
-  'grpc.max_receive_message_length': 8 * 1024 * 1024,
-  'grpc.max_send_message_length': 8 * 1024 * 1024,
+  'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   'grpc.keepalive_time_ms': 30_000,
   // After a downstream restart, calls fail fast (UNAVAILABLE → 503) only until the next reconnect
   // attempt; grpc-js's default backoff grows to 2 minutes, which would keep a recovered service

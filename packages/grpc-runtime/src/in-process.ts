@@ -4,6 +4,7 @@ import { context, type Span, SpanKind, SpanStatusCode, trace } from '@openteleme
 import type { Caller, ClientCredential, SigningKey } from './internal-auth.js';
 import type { Principal } from '@policyhub/permissions';
 import { copyMessage, messageCopies } from '@policyhub/contracts';
+import { MAX_MESSAGE_BYTES } from './message-limit.js';
 
 /**
  * In-process calls (embedded mode, docs/adr/0033-in-process-calls-in-embedded-mode.md).
@@ -184,7 +185,7 @@ interface LocalClientStreamMethod {
 const clientStreamsByAddress = new Map<string, Map<string, LocalClientStreamMethod>>();
 
 /** The limit a grpc-js server of this project puts on a received message (createGrpcServer). */
-const MAX_RECEIVE_MESSAGE_BYTES = 8 * 1024 * 1024;
+const MAX_RECEIVE_MESSAGE_BYTES = MAX_MESSAGE_BYTES;
 
 function offerClientStream(
   into: Map<string, LocalClientStreamMethod>,

@@ -6,4 +6,5 @@ export * from './status.js';
 export * from './server.js';
 export * from './streams.js';
 export * from './client.js';
+export { MAX_MESSAGE_BYTES } from './message-limit.js';
 export { enableInProcessCalls, serveInProcess } from './in-process.js';

@@ -10,6 +10,7 @@ import {
 import type { Caller, CallerKind, InternalAuth, SigningKey } from './internal-auth.js';
 import type { Principal } from '@policyhub/permissions';
 import { readServiceError, toServiceError } from './status.js';
+import { MAX_MESSAGE_BYTES } from './message-limit.js';
 
 export interface RpcContext {
   /** The calling user (a verified assertion); undefined for verified internal or worker calls. */
@@ -263,8 +264,8 @@ export function asServiceError(
  */
 export function createGrpcServer(): grpc.Server {
   return new grpc.Server({
-    'grpc.max_receive_message_length': 8 * 1024 * 1024,
-    'grpc.max_send_message_length': 8 * 1024 * 1024,
+    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
     // Channelz (grpc-js' introspection service, never served here) counts and timestamps every call.
     'grpc.enable_channelz': 0,

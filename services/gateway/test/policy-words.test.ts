@@ -42,12 +42,12 @@ describe('policy attributes', () => {
       code: 'POLICY_SETS_INVALID_KIND',
       items: [{ title: 'invalid attribute', detail: 'Kind must be kind_a or kind_b', field: 'kind' }],
     });
-    expect(rejection(() => policy({ name: 'p', 'enforcement-level': 'mandatory' }))).toEqual({
+    expect(rejection(() => policy({ name: 'p', 'enforcement-level': 'mandatory-ish' }))).toEqual({
       code: 'POLICY_SETS_INVALID_ENFORCEMENT_LEVEL',
       items: [
         {
           title: 'invalid attribute',
-          detail: 'Enforcement level must be one of advisory, soft-mandatory, hard-mandatory',
+          detail: 'Enforcement level must be one of advisory, soft-mandatory, hard-mandatory, mandatory',
           field: 'enforcement_level',
         },
       ],

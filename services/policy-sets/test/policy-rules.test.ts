@@ -37,9 +37,19 @@ describe('policy rules', () => {
 
   it.each([
     [{ name: 'bad name' }, 'name'],
-    [{ name: 'p', query: 'data.x' }, 'query'],
+    [{ name: 'p', kind: 'kind_b' }, 'query'],
+    [{ name: 'p', kind: 'kind_b', query: 'data.x', enforcementLevel: 'hard-mandatory' }, 'enforcement_level'],
+    [{ name: 'p', kind: 'kind_b', query: 'data.x', enforceMode: 'soft-mandatory' }, 'enforce[0].mode'],
+    [{ name: 'p', enforcementLevel: 'mandatory' }, 'enforcement_level'],
   ] as Array<[PolicyInput, string]>)('rejects %j', (input, pointer) => {
     expect(pointerOf(() => resolveNewPolicy(input))).toBe(pointer);
+  });
+
+  it('ignores the query of a kind_a policy; a kind_b one defaults to advisory', () => {
+    expect(resolveNewPolicy({ name: 'p', query: 'data.x' }).query).toBeNull();
+    expect(resolveNewPolicy({ name: 'p', kind: 'kind_b', query: 'data.x' }).enforcementLevel).toBe(
+      'advisory',
+    );
   });
 
   it('updates only what is given and never the kind', () => {
@@ -49,6 +59,7 @@ describe('policy rules', () => {
       enforcementLevel: 'advisory',
     });
     expect(resolvePolicyUpdate(current, { description: null }).description).toBeNull();
+    expect(pointerOf(() => resolvePolicyUpdate(current, { query: null }))).toBe('query');
     expect(pointerOf(() => resolvePolicyUpdate(current, { kind: 'kind_a' }))).toBe('kind');
   });
 });

@@ -16,6 +16,7 @@ export const enforcementLevel = enumMapping('EnforcementLevel', {
   ENFORCEMENT_LEVEL_ADVISORY: 'advisory',
   ENFORCEMENT_LEVEL_SOFT_MANDATORY: 'soft-mandatory',
   ENFORCEMENT_LEVEL_HARD_MANDATORY: 'hard-mandatory',
+  ENFORCEMENT_LEVEL_MANDATORY: 'mandatory',
 } as const satisfies EnumWords<EnforcementLevel__Output>);
 
 export const policySetVersionStatus = enumMapping('PolicySetVersionStatus', {

@@ -66,7 +66,7 @@ function translateResource(
 }
 
 /**
- * Error details that name a kind (`Kind must be kind_a or kind_b`, `Query is only valid for
+ * Error details that name a kind (`Kind must be kind_a or kind_b`, `Query can't be blank for
  * kind_b policies`, …) speak the profile's names. Only details about the request document or the
  * `filter[kind]` parameter: those never echo free text such as an `include` value.
  */

@@ -17,13 +17,14 @@ export interface PolicyRow {
   enforce_path: string | null;
   has_code: boolean;
   created_at: string;
-  updated_at: string;
+  /** The last code upload; null before the first one. */
+  code_uploaded_at: string | null;
   policy_set_ids: string[];
 }
 
 // The sets holding each policy come from the same statement (one subquery per row, no query per policy).
 const COLUMNS = `p.id, p.organization, p.organization_id, p.name, p.description, p.kind, p.query, p.enforcement_level, p.enforce_path,
-  p.code IS NOT NULL AS has_code, p.created_at, p.updated_at,
+  p.code IS NOT NULL AS has_code, p.created_at, p.code_uploaded_at,
   ARRAY(SELECT r.policy_set_id FROM policy_set_policies r WHERE r.policy_id = p.id ORDER BY r.position) AS policy_set_ids`;
 
 export const toPolicyFields = (r: PolicyRow): PolicyFields => ({
@@ -121,14 +122,18 @@ export class PolicyRepository {
   }
 
   async setCode(id: string, code: Buffer): Promise<void> {
-    await this.db.query('UPDATE policies SET code = $2, updated_at = now() WHERE id = $1', [id, code]);
+    await this.db.query(
+      'UPDATE policies SET code = $2, updated_at = now(), code_uploaded_at = now() WHERE id = $1',
+      [id, code],
+    );
   }
 
+  /** The uploaded code; undefined for a missing policy or one without code. */
   async getCode(id: string): Promise<Buffer | undefined> {
     const { rows } = await this.db.query<{ code: Buffer | null }>('SELECT code FROM policies WHERE id = $1', [
       id,
     ]);
-    return rows[0] ? (rows[0].code ?? Buffer.alloc(0)) : undefined;
+    return rows[0]?.code ?? undefined;
   }
 
   /** Policies of a deleted organization: those recorded with its id (and unkeyed ones of its name). */

@@ -1,6 +1,12 @@
 import { ValidationErrors } from '@policyhub/errors';
 import { checkName } from './names.js';
-import { DEFAULT_ENFORCEMENT_LEVEL, DEFAULT_KIND, type EnforcementLevel, type Kind } from './vocabulary.js';
+import {
+  DEFAULT_ENFORCEMENT_LEVEL,
+  DEFAULT_KIND,
+  ENFORCEMENT_LEVELS_BY_KIND,
+  type EnforcementLevel,
+  type Kind,
+} from './vocabulary.js';
 
 /** A policy's own fields, as stored; null = not set. */
 export interface PolicyFields {
@@ -26,9 +32,13 @@ export interface PolicyInput {
   enforceMode?: EnforcementLevel | undefined;
 }
 
-export const POLICY_CODE_MAX_BYTES = 1024 * 1024;
+/** Upstream's limit on a policy's code: 10 MB (here 10 MiB, 10,485,760 bytes). */
+export const POLICY_CODE_MAX_BYTES = 10 * 1024 * 1024;
 
-/** Validates a new policy and fills in defaults (kind_a; soft-mandatory when no level is given). */
+/**
+ * Validates a new policy and fills in defaults (kind_a; the kind's default level when none is
+ * given).
+ */
 export function resolveNewPolicy(input: PolicyInput): PolicyFields {
   return resolve(undefined, input);
 }
@@ -48,13 +58,29 @@ function resolve(current: PolicyFields | undefined, input: PolicyInput): PolicyF
     errors.add('POLICY_SETS_KIND_IMMUTABLE', 'kind', 'Kind cannot be changed after creation');
   }
 
-  const query = input.query !== undefined ? input.query : (current?.query ?? null);
-  if (query !== null && kind !== 'kind_b') {
-    errors.add('POLICY_SETS_QUERY_REQUIRES_KIND_B', 'query', 'Query is only valid for kind_b policies');
+  // As upstream: a kind_b policy needs its query; a kind_a one accepts a query and ignores it.
+  let query: string | null = null;
+  if (kind === 'kind_b') {
+    query = input.query !== undefined ? input.query : (current?.query ?? null);
+    if (query === null || query.trim() === '') {
+      errors.add('POLICY_SETS_QUERY_REQUIRED', 'query', "Query can't be blank for kind_b policies");
+    }
   }
 
   // `enforcement-level` wins over the deprecated `enforce[0].mode`.
   const level = input.enforcementLevel ?? input.enforceMode ?? current?.enforcementLevel;
+  const allowed = ENFORCEMENT_LEVELS_BY_KIND[kind];
+  if (level !== undefined && !allowed.includes(level)) {
+    const field =
+      input.enforcementLevel === undefined && input.enforceMode !== undefined
+        ? 'enforce[0].mode'
+        : 'enforcement_level';
+    errors.add(
+      'POLICY_SETS_INVALID_ENFORCEMENT_LEVEL',
+      field,
+      `Enforcement level ${level} is not valid for ${kind} policies: use ${allowed.join(', ')}`,
+    );
+  }
   const enforcePath = input.enforcePath !== undefined ? input.enforcePath : (current?.enforcePath ?? null);
 
   errors.throwIfAny();
@@ -63,7 +89,7 @@ function resolve(current: PolicyFields | undefined, input: PolicyInput): PolicyF
     description: input.description !== undefined ? input.description : (current?.description ?? null),
     kind,
     query,
-    enforcementLevel: level ?? DEFAULT_ENFORCEMENT_LEVEL,
+    enforcementLevel: level ?? DEFAULT_ENFORCEMENT_LEVEL[kind],
     enforcePath,
   };
 }

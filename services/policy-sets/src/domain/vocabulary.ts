@@ -7,8 +7,21 @@
 export type Kind = 'kind_a' | 'kind_b';
 export const DEFAULT_KIND: Kind = 'kind_a';
 
-export type EnforcementLevel = 'advisory' | 'soft-mandatory' | 'hard-mandatory';
-/** What the `tfe` provider defaults `enforce_mode` to; used when a client sends no level at all. */
-export const DEFAULT_ENFORCEMENT_LEVEL: EnforcementLevel = 'soft-mandatory';
+export type EnforcementLevel = 'advisory' | 'soft-mandatory' | 'hard-mandatory' | 'mandatory';
+
+/** The levels each kind takes, as upstream: Sentinel's three, OPA's two. */
+export const ENFORCEMENT_LEVELS_BY_KIND: Readonly<Record<Kind, readonly EnforcementLevel[]>> = {
+  kind_a: ['advisory', 'soft-mandatory', 'hard-mandatory'],
+  kind_b: ['advisory', 'mandatory'],
+};
+
+/**
+ * Used when a client sends no level at all: what the `tfe` provider defaults `enforce_mode` to
+ * for each kind.
+ */
+export const DEFAULT_ENFORCEMENT_LEVEL: Readonly<Record<Kind, EnforcementLevel>> = {
+  kind_a: 'soft-mandatory',
+  kind_b: 'advisory',
+};
 
 export const DEFAULT_POLICY_TOOL_VERSION = 'latest';

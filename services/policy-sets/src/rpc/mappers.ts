@@ -5,6 +5,7 @@ import {
   type PolicySetVersionStatusWord,
   type policysetsV1,
   policyKind,
+  toOptionalTimestamp,
   toTimestamp,
 } from '@policyhub/contracts';
 import type { PolicyRow } from '../db/policy-repository.js';
@@ -35,7 +36,7 @@ export const toPolicy = (r: PolicyRow): policysetsV1.Policy => ({
   policySetIds: r.policy_set_ids,
   hasCode: r.has_code,
   createdAt: toTimestamp(r.created_at),
-  updatedAt: toTimestamp(r.updated_at),
+  updatedAt: toOptionalTimestamp(r.code_uploaded_at),
 });
 
 const toVcsRepoMessage = (v: VcsRepo): policysetsV1.VcsRepo => ({

@@ -88,10 +88,12 @@ export class PolicyUseCases {
     return (await this.policies.get(policy.id))!;
   }
 
-  /** The uploaded code, or undefined when none was uploaded. */
-  async downloadCode(principal: Principal | undefined, id: string): Promise<Buffer | undefined> {
+  /** The uploaded code; NOT_FOUND before the first upload, as upstream. */
+  async downloadCode(principal: Principal | undefined, id: string): Promise<Buffer> {
     const policy = await this.get(principal, id);
-    return (await this.policies.getCode(policy.id)) ?? undefined;
+    const code = await this.policies.getCode(policy.id);
+    if (code === undefined) throw notFound();
+    return code;
   }
 
   /** The policies among `ids` the caller may manage (others are left out, as if missing). */

@@ -1,6 +1,12 @@
-import { contracts, enforcementLevel, type policysetsV1, policyKind } from '@policyhub/contracts';
+import {
+  contracts,
+  type EnforcementLevelWord,
+  enforcementLevel,
+  type policysetsV1,
+  policyKind,
+} from '@policyhub/contracts';
 import { type ClientCredential, createClient } from '@policyhub/grpc-runtime';
-import type { PolicySetSnapshot } from '../domain/evaluation.js';
+import type { PolicySetSnapshot, PolicySnapshot } from '../domain/evaluation.js';
 import type { PolicySetSource, WorkspaceInfo } from '../domain/ports.js';
 import { dependencyFailure } from './dependency-errors.js';
 
@@ -43,7 +49,7 @@ function toSnapshot(s: policysetsV1.ApplicablePolicySet__Output): PolicySetSnaps
     policies: s.policies.map((p) => ({
       id: p.id,
       name: p.name,
-      enforcementLevel: enforcementLevel.toWord(p.enforcementLevel),
+      enforcementLevel: kindALevel(enforcementLevel.toWord(p.enforcementLevel)),
       // The snapshot's own convention (runs' domain): "" = no code, no archive.
       code: p.code ?? '',
     })),
@@ -52,3 +58,10 @@ function toSnapshot(s: policysetsV1.ApplicablePolicySet__Output): PolicySetSnaps
     policiesPath: s.policiesPath,
   };
 }
+
+/**
+ * Checks hold kind_a sets, whose policies never carry kind_b's `mandatory` (policy-sets refuses
+ * it for them); were one to, it still blocks the run.
+ */
+const kindALevel = (word: EnforcementLevelWord): PolicySnapshot['enforcementLevel'] =>
+  word === 'mandatory' ? 'hard-mandatory' : word;

@@ -2,8 +2,8 @@ import { type Api, type RouteContext, as, paramsOf, sendNoContent } from '../../
 import { Type } from '@sinclair/typebox';
 import { IdParams, NoContent, schema } from '../../schemas/common.js';
 
-/** Policy source is stored as sent; the service enforces the same limit. */
-export const POLICY_CODE_LIMIT_BYTES = 1024 * 1024;
+/** Policy source is stored as sent, up to upstream's 10 MB (10 MiB); the service enforces the same limit. */
+export const POLICY_CODE_LIMIT_BYTES = 10 * 1024 * 1024;
 
 /**
  * `PUT /policies/:id/upload` takes the raw policy source whatever its content type (clients send
@@ -24,7 +24,8 @@ export function registerPolicyCodeRoutes(app: Api, { clients }: RouteContext): v
       {
         bodyLimit: POLICY_CODE_LIMIT_BYTES,
         schema: schema('policies', {
-          summary: 'Upload the source of a policy (raw bytes, any content type, at most 1 MiB)',
+          summary:
+            'Upload the source of a policy (raw bytes, any content type, at most 10 MiB; empty is accepted)',
           consumes: ['application/octet-stream'],
           params: IdParams,
           response: { 204: NoContent },
@@ -43,7 +44,7 @@ export function registerPolicyCodeRoutes(app: Api, { clients }: RouteContext): v
     '/policies/:id/download',
     {
       schema: schema('policies', {
-        summary: 'Download the source of a policy',
+        summary: 'Download the source of a policy (404 before the first upload)',
         produces: ['text/plain'],
         params: IdParams,
         response: { 200: Type.String({ description: 'The policy source.' }) },
@@ -57,7 +58,7 @@ export function registerPolicyCodeRoutes(app: Api, { clients }: RouteContext): v
       return reply
         .status(200)
         .type('text/plain; charset=utf-8')
-        .send(code ? Buffer.from(code) : Buffer.alloc(0));
+        .send(Buffer.from(code ?? new Uint8Array()));
     },
   );
 }

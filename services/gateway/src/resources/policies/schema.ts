@@ -30,7 +30,8 @@ export const POLICY = defineResource({
     'enforcement-level': field(enumOf(ENFORCEMENT_LEVELS), { write: write.string({ maxLength: 50 }) }),
     enforce: field(
       Type.Array(closed({ path: Type.String(), mode: enumOf(ENFORCEMENT_LEVELS) }), {
-        description: 'Deprecated form of the enforcement level (one element).',
+        description:
+          'Deprecated form of the enforcement level: one element once code was uploaded, empty before.',
       }),
       {
         write: write.described(
@@ -41,7 +42,9 @@ export const POLICY = defineResource({
     ),
     'policy-set-count': Count,
     'created-at': Timestamp,
-    'updated-at': Timestamp,
+    'updated-at': nullable(
+      Type.String({ ...Timestamp, description: 'The last code upload; null before the first one.' }),
+    ),
   },
   relationships: { organization: hasOne('organizations'), 'policy-sets': hasMany('policy-sets') },
   links: { ...self, upload: Type.String(), download: Type.String() },

@@ -1,4 +1,4 @@
-import { enforcementLevel, type policysetsV1, policyKind } from '@policyhub/contracts';
+import { enforcementLevel, type policysetsV1, policyKind, timestampToIso } from '@policyhub/contracts';
 import type { Static } from '@sinclair/typebox';
 import { API_PREFIX, isoTime, toMany, toOne } from '../../jsonapi/document.js';
 import type { POLICY } from './schema.js';
@@ -13,7 +13,9 @@ const defaultEnforcePath = (name: string) => `${name}.policy`;
 
 /**
  * The one serializer of `policies` (create, show, list, included). The enforcement level is
- * emitted both as `enforcement-level` and in the deprecated `enforce: [{path, mode}]` form.
+ * emitted both as `enforcement-level` and, once code was uploaded, in the deprecated
+ * `enforce: [{path, mode}]` form (upstream answers `[]` until then); `updated-at` is the last
+ * code upload (null before).
  */
 export function serializePolicy(p: policysetsV1.Policy__Output): PolicyObject {
   const level = enforcementLevel.toWord(p.enforcementLevel);
@@ -26,10 +28,10 @@ export function serializePolicy(p: policysetsV1.Policy__Output): PolicyObject {
       kind: policyKind.toWord(p.kind),
       query: p.query ?? null,
       'enforcement-level': level,
-      enforce: [{ path: p.enforcePath ?? defaultEnforcePath(p.name), mode: level }],
+      enforce: p.hasCode ? [{ path: p.enforcePath ?? defaultEnforcePath(p.name), mode: level }] : [],
       'policy-set-count': p.policySetCount,
       'created-at': isoTime(p.createdAt),
-      'updated-at': isoTime(p.updatedAt),
+      'updated-at': timestampToIso(p.updatedAt),
     },
     relationships: {
       organization: toOne('organizations', p.organization),
