@@ -1,4 +1,4 @@
-import type { adminorgsV1 } from '@policyhub/contracts';
+import { type adminorgsV1, organizationPermission } from '@policyhub/contracts';
 import type { Handlers } from '@policyhub/grpc-runtime';
 import type { Authenticated, IdentityUseCases } from '../use-cases/identity.js';
 import { toAuthenticationToken, toPermissionValues, toUser } from './mappers.js';
@@ -66,6 +66,18 @@ export function identityHandlers(identity: IdentityUseCases): Handlers<adminorgs
     async DeleteUser(req, { principal }) {
       await identity.deleteUser(principal, req.id);
       return {};
+    },
+
+    async CheckPermission(req, { principal }) {
+      // The unspecified permission is held by nobody.
+      if (req.permission === 'ORGANIZATION_PERMISSION_UNSPECIFIED') return { permitted: false };
+      const permitted = await identity.checkPermission(principal, {
+        subjectId: req.subjectId,
+        organization: req.organization,
+        organizationId: req.organizationId,
+        permission: organizationPermission.toWord(req.permission),
+      });
+      return { permitted };
     },
   };
 }

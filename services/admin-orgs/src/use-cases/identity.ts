@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound, unauthenticated, unprocessable } from '@policyhub/errors';
-import type { Principal } from '@policyhub/permissions';
+import { type Permission, type Principal, hasPermission, principalOf } from '@policyhub/permissions';
 import { IdentityRepository, type TokenRow, type UserRow } from '../db/identity-repository.js';
 import type { Deps } from '../deps.js';
 import { requireEmail, requireName, requirePrincipal, requireSiteAdmin } from '../domain/rules.js';
@@ -91,6 +91,28 @@ export class IdentityUseCases {
   async deleteToken(principal: Principal | undefined, id: string): Promise<void> {
     const token = await this.getToken(principal, id);
     if (!(await this.identity.deleteToken(token.id))) throw notFound();
+  }
+
+  /**
+   * Whether `subjectId` (a principal's user id) holds `permission` in the enabled organization
+   * `organization` (of id `organizationId` when given) right now. Internal callers only: storage
+   * asks this when an upload arrives, so a capability URL stops working once its creator lost the
+   * right or was deleted. A user principal gets NOT_FOUND, as for anything it may not see.
+   */
+  async checkPermission(
+    principal: Principal | undefined,
+    query: { subjectId: string; organization: string; organizationId?: string; permission: Permission },
+  ): Promise<boolean> {
+    if (principal) throw notFound();
+    const user = query.subjectId ? await this.identity.getUser(query.subjectId) : undefined;
+    if (!user) return false;
+    const memberships = user.is_site_admin ? [] : await this.identity.memberships(user.id);
+    const subject = principalOf(
+      { userId: user.id, username: user.username, isSiteAdmin: user.is_site_admin },
+      memberships.map((m) => [m.organization, m.permissions] as const),
+      memberships.map((m) => [m.organization, m.organization_id] as const),
+    );
+    return hasPermission(subject, query.organization, query.permission, query.organizationId);
   }
 
   /** The caller's own account. */

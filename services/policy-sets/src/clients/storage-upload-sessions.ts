@@ -21,6 +21,8 @@ export class StorageUploadSessions implements UploadSessions {
         expiresAt: toTimestamp(request.expiresAt),
         layout: archiveLayout.fromKnownWord(request.layout),
         layoutRoot: request.layoutRoot,
+        createdBy: request.createdBy,
+        requiredPermission: request.requiredPermission,
       })
       .catch(storageError);
     const expiresAt = timestampToIso(session.expiresAt);

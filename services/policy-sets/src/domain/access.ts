@@ -1,5 +1,8 @@
 import { notFound } from '@policyhub/errors';
-import { hasPermission, type Principal } from '@policyhub/permissions';
+import { hasPermission, type Permission, type Principal } from '@policyhub/permissions';
+
+/** The permission everything here needs (and the one an upload URL's creator must keep). */
+export const MANAGE_POLICIES = 'manage-policies' satisfies Permission;
 
 /**
  * Everything about policies and policy sets needs `manage-policies` in the organization. Not

@@ -41,5 +41,8 @@ export interface UploadSessions {
     expiresAt: Date;
     layout: 'opa' | 'sentinel';
     layoutRoot: string;
+    /** The creator, who must still hold `requiredPermission` when the upload arrives. */
+    createdBy: string;
+    requiredPermission: string;
   }): Promise<UploadSession>;
 }

@@ -3,7 +3,7 @@ import { newId, notFound, unprocessable } from '@policyhub/errors';
 import type { Principal } from '@policyhub/permissions';
 import { VersionRepository, type VersionRow } from '../db/version-repository.js';
 import type { Deps } from '../deps.js';
-import { canManagePolicies } from '../domain/access.js';
+import { canManagePolicies, MANAGE_POLICIES } from '../domain/access.js';
 import { checkFreeTierApiVersions } from '../domain/free-tier.js';
 import {
   API_VERSION_SOURCE,
@@ -56,6 +56,9 @@ export class PolicySetVersionUseCases {
       policySetId: set.id,
       expiresAt: uploadExpiry(createdAt, uploadUrlTtlMs),
       ...archiveLayoutFor({ kind: set.kind, policiesPath: set.policies_path }),
+      // The URL is the creator's right to upload, good only while they still hold it.
+      createdBy: principal!.userId,
+      requiredPermission: MANAGE_POLICIES,
     });
 
     // Storage's session exists now; if the set changed meanwhile it simply expires unused.

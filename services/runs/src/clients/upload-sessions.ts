@@ -17,6 +17,8 @@ export function grpcUploadSessions(
           organizationId: request.organizationId || undefined,
           ownerKind: uploadOwnerKind.fromKnownWord(request.ownerKind),
           expiresAt: toTimestamp(request.expiresAt),
+          createdBy: request.createdBy,
+          requiredPermission: request.requiredPermission,
         });
         const expiresAt = timestampToIso(session.expiresAt);
         if (!expiresAt) throw new Error('storage opened an upload session without an expiry');

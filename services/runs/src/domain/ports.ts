@@ -63,6 +63,9 @@ export interface UploadSessions {
     ownerId: string;
     ownerParentId: string;
     expiresAt: string;
+    /** The creator, who must still hold `requiredPermission` when the upload arrives. */
+    createdBy: string;
+    requiredPermission: string;
   }): Promise<{ token: string; expiresAt: string }>;
 }
 

@@ -24,16 +24,18 @@ export function configurationVersionHandlers(
         speculative: req.speculative,
         provisional: req.provisional,
       });
-      return { configurationVersion: toConfigurationVersion(version) };
+      return { configurationVersion: toConfigurationVersion(version, principal) };
     },
     async GetConfigurationVersion(req, { principal }) {
-      return { configurationVersion: toConfigurationVersion(await versions.get(principal, req.id)) };
+      return {
+        configurationVersion: toConfigurationVersion(await versions.get(principal, req.id), principal),
+      };
     },
     async ListWorkspaceConfigurationVersions(req, { principal }) {
       const res = await versions.listByWorkspace(principal, req.workspaceId, req.page);
       const now = new Date();
       return {
-        configurationVersions: res.versions.map((v) => toConfigurationVersion(v, now)),
+        configurationVersions: res.versions.map((v) => toConfigurationVersion(v, principal, now)),
         page: res.page,
       };
     },

@@ -22,7 +22,7 @@ import type {
 } from '../use-cases/records.js';
 import { CV_STATUS, isCvUploadUsable } from '../domain/configuration-versions.js';
 import { isOverridable } from '../domain/policy-check-status.js';
-import { OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';
+import { CREATE_RUNS, OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';
 import { isFinalRunStatus } from '../domain/run-status.js';
 
 /**
@@ -77,6 +77,7 @@ export const toPlan = (p: PlanRow): runsV1.Plan => ({
 
 export const toConfigurationVersion = (
   v: ConfigurationVersionRow,
+  principal: Principal | undefined,
   now = new Date(),
 ): runsV1.ConfigurationVersion => ({
   id: v.id,
@@ -90,7 +91,11 @@ export const toConfigurationVersion = (
   provisional: v.provisional,
   error: v.error ?? undefined,
   errorMessage: v.error_message ?? undefined,
-  uploadToken: isCvUploadUsable(v, now) ? v.upload_token! : undefined,
+  // The URL is a capability to upload: shown only to callers who may upload themselves.
+  uploadToken:
+    isCvUploadUsable(v, now) && hasPermission(principal, v.organization, CREATE_RUNS, v.organization_id)
+      ? v.upload_token!
+      : undefined,
   createdAt: toTimestamp(v.created_at),
   updatedAt: toTimestamp(v.updated_at),
   // The upload was processed when the version left pending.

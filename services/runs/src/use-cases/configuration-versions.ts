@@ -43,6 +43,9 @@ export class ConfigurationVersionUseCases {
       ownerId: id,
       ownerParentId: workspace.id,
       expiresAt: cvUploadExpiry(createdAt).toISOString(),
+      // The URL is the creator's right to upload, good only while they still hold it.
+      createdBy: caller.userId,
+      requiredPermission: CREATE_RUNS,
     });
     // Storage's session exists now; if this insert fails it simply expires unused.
     return this.versions.insert({

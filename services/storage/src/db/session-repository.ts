@@ -12,6 +12,8 @@ interface SessionRow {
   object_key: string;
   layout: ArchiveLayout;
   layout_root: string;
+  created_by: string | null;
+  required_permission: string;
   expires_at: string;
   used_at: string | null;
   expired_at: string | null;
@@ -28,6 +30,8 @@ const toSession = (r: SessionRow): UploadSession => ({
   objectKey: r.object_key,
   layout: r.layout,
   layoutRoot: r.layout_root,
+  createdBy: r.created_by ?? '',
+  requiredPermission: r.required_permission,
   expiresAt: r.expires_at,
   usedAt: r.used_at,
   expiredAt: r.expired_at,
@@ -35,7 +39,7 @@ const toSession = (r: SessionRow): UploadSession => ({
 });
 
 const COLUMNS =
-  'id, organization, organization_id, owner_kind, owner_id, owner_parent_id, object_key, layout, layout_root, expires_at, used_at, expired_at, claimed_until';
+  'id, organization, organization_id, owner_kind, owner_id, owner_parent_id, object_key, layout, layout_root, created_by, required_permission, expires_at, used_at, expired_at, claimed_until';
 
 export class SessionRepository {
   constructor(private readonly db: Queryable) {}
@@ -45,8 +49,8 @@ export class SessionRepository {
   ): Promise<void> {
     await this.db.query(
       `INSERT INTO upload_sessions (id, token_sha256, organization, owner_kind, owner_id, owner_parent_id, object_key,
-                                    layout, layout_root, expires_at, organization_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+                                    layout, layout_root, expires_at, organization_id, created_by, required_permission)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       [
         s.id,
         s.tokenSha256,
@@ -59,6 +63,8 @@ export class SessionRepository {
         s.layoutRoot,
         s.expiresAt,
         s.organizationId || null,
+        s.createdBy || null,
+        s.requiredPermission,
       ],
     );
   }

@@ -15,6 +15,10 @@ export interface UploadSession {
   /** The layout the archive must have, in `layoutRoot` (see archive-layouts.ts). */
   layout: ArchiveLayout;
   layoutRoot: string;
+  /** Who opened the session ('' before this was recorded) and what they must still hold. */
+  createdBy: string;
+  /** A permission word re-checked with admin-orgs when the upload arrives; '' checks nothing. */
+  requiredPermission: string;
   expiresAt: string;
   usedAt: string | null;
   /** Set when the sweeper settled the session: its URL expired without an upload. */

@@ -39,6 +39,8 @@ export function storageHandlers(
         expiresAt: fromTimestamp(req.expiresAt)?.toISOString(),
         layout: req.layout === undefined ? '' : wordOf(archiveLayout, req.layout),
         layoutRoot: req.layoutRoot,
+        createdBy: req.createdBy,
+        requiredPermission: req.requiredPermission,
       });
       return {
         token: session.token,

@@ -1,4 +1,5 @@
 import { invalidAttribute, newId } from '@policyhub/errors';
+import { PERMISSIONS } from '@policyhub/permissions';
 import { SessionRepository } from '../db/session-repository.js';
 import type { Deps } from '../deps.js';
 import { isArchiveLayout } from '../domain/archive-layouts.js';
@@ -19,6 +20,10 @@ export interface UploadSessionRequest {
   layout?: string | undefined;
   /** The directory inside the archive that holds the layout; '' = the root. */
   layoutRoot?: string | undefined;
+  /** The principal's user id that opens the session; with `requiredPermission`, re-checked per upload. */
+  createdBy?: string | undefined;
+  /** A permission word the creator must still hold when the upload arrives; '' checks nothing. */
+  requiredPermission?: string | undefined;
 }
 
 /** Opens a single-use upload session; the token is returned once and only its hash is kept. */
@@ -57,6 +62,21 @@ export async function createUploadSession(deps: Pick<Deps, 'db'>, req: UploadSes
       'layout_root must be a relative path inside the archive',
     );
   }
+  const requiredPermission = req.requiredPermission ?? '';
+  if (requiredPermission && !(PERMISSIONS as readonly string[]).includes(requiredPermission)) {
+    throw invalidAttribute(
+      'STORAGE_INVALID_SESSION',
+      '/required_permission',
+      'required_permission must be a permission word or unset',
+    );
+  }
+  if (requiredPermission && !req.createdBy) {
+    throw invalidAttribute(
+      'STORAGE_INVALID_SESSION',
+      '/created_by',
+      'created_by is required with required_permission',
+    );
+  }
   const objectKey = uploadObjectKey(req.organization, req.ownerKind, req.ownerId, req.ownerParentId);
   const token = newUploadToken();
   const expiresAt = new Date(expires).toISOString();
@@ -72,6 +92,8 @@ export async function createUploadSession(deps: Pick<Deps, 'db'>, req: UploadSes
     layout,
     layoutRoot,
     expiresAt,
+    createdBy: req.createdBy ?? '',
+    requiredPermission,
   });
   return { token, expiresAt, objectKey };
 }

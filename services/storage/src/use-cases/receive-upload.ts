@@ -42,7 +42,8 @@ export class UploadAbandonedError extends Error {
  *
  * Token problems (unknown, used, expired, held by another upload) throw before anything is read.
  * If the body stops early (client gone, timeout) the session is released untouched and nothing
- * is stored. So does an organization that is disabled or gone: checked with admin-orgs while the
+ * is stored. So does an organization that is disabled or gone, or a creator who no longer holds
+ * the session's permission (or was deleted): checked with admin-orgs while the
  * body streams in (a refusal stops reading at once) and again once it has ended, while the bytes
  * are made durable; the session stays unused (the owner's version unchanged) and the same URL
  * works once the organization is enabled again.
@@ -58,7 +59,12 @@ export async function receiveUpload(
   const sessions = new SessionRepository(deps.db);
   const lease = renewLease(deps, session.id, attempt);
   const organizationCheck = () =>
-    requireUploadableOrganization(deps.organizations, session.organization, session.organizationId);
+    requireUploadableOrganization(deps.organizations, {
+      organization: session.organization,
+      organizationId: session.organizationId,
+      createdBy: session.createdBy,
+      requiredPermission: session.requiredPermission,
+    });
   // The first check runs while the body streams in; its refusal ends the stream (see withDeadline).
   const checkedBefore = organizationCheck();
   checkedBefore.catch(() => {});
