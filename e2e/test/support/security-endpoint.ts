@@ -30,6 +30,8 @@ export interface PreparedCall {
   org?: OrgContext;
   /** For `self` endpoints: the user the path names. */
   self?: TestUser;
+  /** A query string (encoded) the call needs, e.g. the organization the audit trail is read for. */
+  query?: string;
 }
 
 export type AttributeKind = 'string' | 'boolean' | 'integer' | 'object' | 'string-list';

@@ -33,7 +33,7 @@ export function baseRequest(call: PreparedCall): RequestParts {
     return {
       params: call.params,
       segments: {},
-      query: '',
+      query: call.query ?? '',
       contentType: 'application/octet-stream',
       body: call.raw,
     };

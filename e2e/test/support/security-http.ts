@@ -16,7 +16,8 @@ export function sendCall(
   method: string = endpoint.method,
   query?: string,
 ): Promise<ApiResponse> {
-  const url = `${client.baseUrl}${concretePath(endpoint, call.params)}${query ? `?${query}` : ''}`;
+  const search = [call.query, query].filter(Boolean).join('&');
+  const url = `${client.baseUrl}${concretePath(endpoint, call.params)}${search ? `?${search}` : ''}`;
   if (call.raw) return client.request(method, url, call.raw, { 'content-type': 'application/octet-stream' });
   return client.request(method, url, call.body);
 }

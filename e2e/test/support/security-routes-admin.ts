@@ -24,6 +24,18 @@ const ADMIN_ORGANIZATION_ATTRIBUTES: Record<string, AttributeKind> = {
 /** Site administration: site admins only; everyone else gets 404. */
 export const ADMIN_ENDPOINTS: Endpoint[] = [
   {
+    // Every organization's audit trail (docs/api/audit-trail.md).
+    method: 'GET',
+    path: `${API}/admin/audit-trail`,
+    access: SITE_ADMIN,
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({
+      params: {},
+      query: `filter%5Borganization%5D%5Bname%5D=${encodeURIComponent(o.name)}`,
+    }),
+  },
+  {
     method: 'GET',
     path: `${API}/admin/organizations`,
     access: SITE_ADMIN,

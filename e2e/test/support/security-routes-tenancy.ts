@@ -166,6 +166,18 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
     prepare: async (_w, o) => ({ params: { name: o.name } }),
   },
   {
+    // The organization's audit trail: its owners (docs/api/audit-trail.md).
+    method: 'GET',
+    path: `${API}/organization/audit-trail`,
+    access: org('owner'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({
+      params: {},
+      query: `filter%5Borganization%5D%5Bname%5D=${encodeURIComponent(o.name)}`,
+    }),
+  },
+  {
     method: 'PATCH',
     path: `${API}/organizations/:name`,
     access: org('owner'),

@@ -9,3 +9,4 @@ export * from './enums/policysets.js';
 export * from './enums/runs.js';
 export * from './enums/adminorgs.js';
 export * from './enums/storage.js';
+export * from './enums/common.js';

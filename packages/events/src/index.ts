@@ -24,3 +24,14 @@ export {
   type DeadLetterDetail,
   type ReplayOutcome,
 } from './dead-letters.js';
+export {
+  type AuditAct,
+  type AuditActor,
+  type AuditMetaValue,
+  auditActorOf,
+  auditFields,
+  auditMetaJson,
+  auditRecordOf,
+  enqueueAudit,
+  newAuditId,
+} from './audit.js';

@@ -4,12 +4,14 @@ import { implement } from '@policyhub/grpc-runtime';
 import type { ServiceDeps } from '@policyhub/service-kit';
 import type { Deps } from './deps.js';
 import { adminOrganizationHandlers } from './rpc/admin-organizations.js';
+import { auditTrailHandlers } from './rpc/audit-trail.js';
 import { identityHandlers } from './rpc/identity.js';
 import { organizationHandlers } from './rpc/organizations.js';
 import { projectHandlers } from './rpc/projects.js';
 import { teamHandlers } from './rpc/teams.js';
 import { workspaceHandlers } from './rpc/workspaces.js';
 import { AdminOrganizationUseCases } from './use-cases/admin-organizations.js';
+import { AuditTrailUseCases } from './use-cases/audit-trail.js';
 import { IdentityUseCases } from './use-cases/identity.js';
 import { OrganizationUseCases } from './use-cases/organizations.js';
 import { ProjectUseCases } from './use-cases/projects.js';
@@ -32,4 +34,5 @@ export function registerAdminOrgs(server: grpc.Server, service: ServiceDeps, dep
     v1.AdminOrganizations.service,
     implement(adminOrganizationHandlers(new AdminOrganizationUseCases(deps)), opts),
   );
+  server.addService(v1.AuditTrail.service, implement(auditTrailHandlers(new AuditTrailUseCases(deps)), opts));
 }

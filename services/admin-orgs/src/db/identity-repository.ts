@@ -31,16 +31,29 @@ export class IdentityRepository {
   /**
    * The user a token authenticates, noting the use in the same statement: `last_used_at` is
    * written only when it is older than LAST_USED_RESOLUTION, so a token in constant use costs one
-   * write a minute, not one per request (the UPDATE matches no row otherwise).
+   * write a minute, not one per request (the UPDATE matches no row otherwise). A token's first use
+   * (a sign-in with a new token) is recorded in the audit trail by the same statement, so the
+   * record and the first `last_used_at` commit together; of concurrent first uses, the UPDATE
+   * matches once (the others re-check a fresh `last_used_at` after its row lock) and so records once.
    */
   async findUserByToken(token: string): Promise<UserRow | undefined> {
     const { rows } = await this.db.query<UserRow>(
-      `WITH touched AS (
+      `WITH found AS (
+         SELECT id, user_id, last_used_at FROM authentication_tokens WHERE token_sha256 = $1
+       ), touched AS (
          UPDATE authentication_tokens SET last_used_at = now()
           WHERE token_sha256 = $1
             AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')
+          RETURNING id
+       ), first_use AS (
+         INSERT INTO audit_trail (id, occurred_at, actor_type, actor_id, actor_description,
+                                  resource_type, resource_id, action, outcome)
+         SELECT gen_random_uuid(), date_trunc('milliseconds', now()), 'Client', u.id, u.username,
+                'authentication_token', f.id, 'sign_in', 'succeeded'
+           FROM found f JOIN touched t ON t.id = f.id JOIN users u ON u.id = f.user_id
+          WHERE f.last_used_at IS NULL
        )
-       SELECT u.* FROM authentication_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_sha256 = $1`,
+       SELECT u.* FROM found f JOIN users u ON u.id = f.user_id`,
       [hashToken(token)],
     );
     return rows[0];

@@ -1,5 +1,6 @@
 import { pageInfo, pageWindow, type Queryable } from '@policyhub/db';
 import { invalidAttribute, notFound, ValidationErrors } from '@policyhub/errors';
+import { type AuditMetaValue, auditActorOf } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
 import {
   AdminOrganizationRepository,
@@ -20,6 +21,7 @@ import {
 } from '../domain/registry-sharing.js';
 import { requireSiteAdmin } from '../domain/rules.js';
 import { enqueueSharingChanged } from '../events/sharing-changed.js';
+import { organizationOf, recordAudit } from './audit-trail.js';
 import { deleteOrganization } from './organization-deletion.js';
 import type { PageRequest } from './page.js';
 
@@ -82,7 +84,7 @@ export class AdminOrganizationUseCases {
     change: OrganizationSettingsChange,
   ): Promise<OrganizationRow> {
     requireSiteAdmin(principal);
-    await this.existing(name);
+    const org = await this.existing(name);
     const settings = validateSettings(change);
     const changed = await this.deps.db.transaction(async (tx) => {
       const r = new AdminOrganizationRepository(tx);
@@ -92,6 +94,12 @@ export class AdminOrganizationUseCases {
         globalProviderSharing: settings.globalProviderSharing,
       });
       await r.updateSettings(name, settings);
+      await recordAudit(tx, {
+        organization: organizationOf(org),
+        actor: auditActorOf(principal),
+        resource: { type: 'organization', id: org.external_id, action: 'admin_update' },
+        meta: settingsMeta(settings),
+      });
       return sharing;
     });
     if (changed) await this.deps.relay.flushWithin();
@@ -100,7 +108,7 @@ export class AdminOrganizationUseCases {
 
   async delete(principal: Principal | undefined, name: string): Promise<void> {
     requireSiteAdmin(principal);
-    if (!(await deleteOrganization(this.deps, name))) throw notFound();
+    if (!(await deleteOrganization(this.deps, name, auditActorOf(principal)))) throw notFound();
   }
 
   /** The organizations a registry of `name` is shared with (none listed while it shares globally). */
@@ -120,7 +128,7 @@ export class AdminOrganizationUseCases {
   async updateModuleConsumers(principal: Principal | undefined, name: string, consumers: string[]) {
     requireSiteAdmin(principal);
     await this.existing(name);
-    await this.setConsumers(name, { moduleConsumers: consumers }, { modules: 'consumers' });
+    await this.setConsumers(principal, name, { moduleConsumers: consumers }, { modules: 'consumers' });
   }
 
   /** Replaces the module and/or provider consumers given (at least one). */
@@ -134,7 +142,10 @@ export class AdminOrganizationUseCases {
         'module-consumers or provider-consumers is required',
       );
     }
-    await this.setConsumers(name, change, { modules: 'module_consumers', providers: 'provider_consumers' });
+    await this.setConsumers(principal, name, change, {
+      modules: 'module_consumers',
+      providers: 'provider_consumers',
+    });
   }
 
   private async existing(name: string): Promise<OrganizationRow> {
@@ -144,7 +155,12 @@ export class AdminOrganizationUseCases {
   }
 
   /** Replaces consumer lists after checking every consumer is another existing organization. */
-  private async setConsumers(name: string, change: SharingChange, pointers: ConsumerPointers): Promise<void> {
+  private async setConsumers(
+    principal: Principal | undefined,
+    name: string,
+    change: SharingChange,
+    pointers: ConsumerPointers,
+  ): Promise<void> {
     const lists: Array<[Registry, string[] | undefined]> = [
       ['modules', change.moduleConsumers],
       ['providers', change.providerConsumers],
@@ -168,6 +184,14 @@ export class AdminOrganizationUseCases {
           );
         }
         errors.throwIfAny();
+        const org = await new TenancyRepository(tx).getOrganization(name);
+        if (!org) throw notFound();
+        await recordAudit(tx, {
+          organization: organizationOf(org),
+          actor: auditActorOf(principal),
+          resource: { type: 'organization', id: org.external_id, action: 'update_registry_consumers' },
+          meta: { module_consumers: change.moduleConsumers, provider_consumers: change.providerConsumers },
+        });
         return changeSharing(tx, name, change);
       })
       .catch((err: unknown) => {
@@ -243,3 +267,13 @@ function listForDetail(names: string[]): string {
 }
 
 const isForeignKeyViolation = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '23503';
+
+/** The settings an admin set, in snake case (the trail's `meta`); none of them is secret. */
+function settingsMeta(settings: OrganizationSettings): Record<string, AuditMetaValue | undefined> {
+  return Object.fromEntries(
+    Object.entries(settings).map(([key, value]) => [
+      key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+      value,
+    ]),
+  );
+}

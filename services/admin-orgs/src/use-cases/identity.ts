@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound, unauthenticated, unprocessable } from '@policyhub/errors';
 import { type Permission, type Principal, hasPermission, principalOf } from '@policyhub/permissions';
+import { auditActorOf } from '@policyhub/events';
 import { IdentityRepository, type TokenRow, type UserRow } from '../db/identity-repository.js';
 import type { Deps } from '../deps.js';
 import { requireEmail, requireName, requirePrincipal, requireSiteAdmin } from '../domain/rules.js';
+import { recordAudit } from './audit-trail.js';
 import type { PageRequest } from './page.js';
 
 /** A new secret token: 32 random bytes, url-safe; only its SHA-256 is stored. */
@@ -43,11 +45,20 @@ export class IdentityUseCases {
     requireName(user.username, 'username', 'ADMIN_ORGS_INVALID_USERNAME');
     requireEmail(user.email, 'email', 'ADMIN_ORGS_INVALID_EMAIL');
     try {
-      return await this.identity.insertUser({
-        id: newId('user'),
-        username: user.username,
-        email: user.email,
-        is_site_admin: user.isSiteAdmin,
+      return await this.deps.db.transaction(async (tx) => {
+        const row = await new IdentityRepository(tx).insertUser({
+          id: newId('user'),
+          username: user.username,
+          email: user.email,
+          is_site_admin: user.isSiteAdmin,
+        });
+        await recordAudit(tx, {
+          organization: null,
+          actor: auditActorOf(principal),
+          resource: { type: 'user', id: row.id, action: 'create' },
+          meta: { username: row.username, is_site_admin: row.is_site_admin },
+        });
+        return row;
       });
     } catch (err) {
       if (isUniqueViolation(err)) {
@@ -68,7 +79,17 @@ export class IdentityUseCases {
     const user = await this.identity.getUser(userId);
     if (!user) throw notFound();
     const token = generateToken();
-    return { row: await this.identity.insertToken(newId('at'), user.id, token, description), token };
+    const row = await this.deps.db.transaction(async (tx) => {
+      const inserted = await new IdentityRepository(tx).insertToken(newId('at'), user.id, token, description);
+      await recordAudit(tx, {
+        organization: null,
+        actor: auditActorOf(caller),
+        resource: { type: 'authentication_token', id: inserted.id, action: 'create' },
+        meta: { user_id: user.id, description },
+      });
+      return inserted;
+    });
+    return { row, token };
   }
 
   async listTokens(principal: Principal | undefined, userId: string, page: PageRequest) {
@@ -90,7 +111,15 @@ export class IdentityUseCases {
 
   async deleteToken(principal: Principal | undefined, id: string): Promise<void> {
     const token = await this.getToken(principal, id);
-    if (!(await this.identity.deleteToken(token.id))) throw notFound();
+    await this.deps.db.transaction(async (tx) => {
+      if (!(await new IdentityRepository(tx).deleteToken(token.id))) throw notFound();
+      await recordAudit(tx, {
+        organization: null,
+        actor: auditActorOf(principal),
+        resource: { type: 'authentication_token', id: token.id, action: 'destroy' },
+        meta: { user_id: token.user_id },
+      });
+    });
   }
 
   /**
@@ -156,6 +185,11 @@ export class IdentityUseCases {
       }
       // Tokens and memberships go with the user (foreign-key cascades) in the same statement.
       if (!(await r.deleteUser(id))) throw notFound();
+      await recordAudit(tx, {
+        organization: null,
+        actor: auditActorOf(principal),
+        resource: { type: 'user', id, action: 'destroy' },
+      });
     });
   }
 }

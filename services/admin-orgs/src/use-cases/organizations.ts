@@ -1,9 +1,11 @@
 import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
+import { auditActorOf } from '@policyhub/events';
 import { invalidAttribute, newId, notFound } from '@policyhub/errors';
 import { PERMISSIONS, type Principal } from '@policyhub/permissions';
 import { type OrganizationRow, TenancyRepository } from '../db/tenancy-repository.js';
 import type { Deps } from '../deps.js';
 import { OWNER, requireEmail, requireName, requireOwner, requirePrincipal } from '../domain/rules.js';
+import { organizationOf, recordAudit } from './audit-trail.js';
 import { deleteOrganization } from './organization-deletion.js';
 import type { PageRequest } from './page.js';
 import { nameTaken, visibleOrganization } from './tenancy-access.js';
@@ -26,7 +28,14 @@ export class OrganizationUseCases {
     try {
       await this.deps.db.transaction(async (tx) => {
         const r = new TenancyRepository(tx);
-        await r.insertOrganization(name, newId('org'), email);
+        const id = newId('org');
+        await r.insertOrganization(name, id, email);
+        await recordAudit(tx, {
+          organization: { name, id },
+          actor: auditActorOf(caller),
+          resource: { type: 'organization', id, action: 'create' },
+          meta: { name, email },
+        });
         const ownersId = newId('team');
         await r.insertTeam(ownersId, name, OWNER, [...PERMISSIONS], 'organization');
         await r.addMembers(ownersId, [caller.userId]);
@@ -75,7 +84,7 @@ export class OrganizationUseCases {
     name: string,
     change: { newName?: string | undefined; email?: string | undefined },
   ): Promise<OrganizationRow> {
-    await visibleOrganization(this.tenancy, principal, name);
+    const org = await visibleOrganization(this.tenancy, principal, name);
     requireOwner(principal, name);
     if (change.newName !== undefined && change.newName !== name) {
       // Other services key their data (policy sets, runs, archives) by organization name and
@@ -88,7 +97,20 @@ export class OrganizationUseCases {
     }
     if (change.email !== undefined) requireEmail(change.email, 'email', 'ADMIN_ORGS_INVALID_EMAIL');
     try {
-      await this.tenancy.updateOrganization(name, { name: change.newName, email: change.email });
+      await this.deps.db.transaction(async (tx) => {
+        await new TenancyRepository(tx).updateOrganization(name, {
+          name: change.newName,
+          email: change.email,
+        });
+        await recordAudit(tx, {
+          organization: organizationOf(org),
+          actor: auditActorOf(principal),
+          resource: { type: 'organization', id: org.external_id, action: 'update' },
+          meta: {
+            changed: Object.keys(change).filter((k) => change[k as keyof typeof change] !== undefined),
+          },
+        });
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw nameTaken('organization');
       throw err;
@@ -99,6 +121,6 @@ export class OrganizationUseCases {
   async delete(principal: Principal | undefined, name: string): Promise<void> {
     await visibleOrganization(this.tenancy, principal, name);
     requireOwner(principal, name);
-    await deleteOrganization(this.deps, name);
+    await deleteOrganization(this.deps, name, auditActorOf(principal));
   }
 }

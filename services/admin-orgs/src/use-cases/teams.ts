@@ -1,7 +1,8 @@
 import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound, unprocessable } from '@policyhub/errors';
+import { type AuditAct, auditActorOf } from '@policyhub/events';
 import { canAccessOrganization, type Permission, type Principal } from '@policyhub/permissions';
-import { type TeamRow, TenancyRepository } from '../db/tenancy-repository.js';
+import { type OrganizationRow, type TeamRow, TenancyRepository } from '../db/tenancy-repository.js';
 import type { Deps } from '../deps.js';
 import {
   isOwnerOrAdmin,
@@ -11,6 +12,7 @@ import {
   requirePrincipal,
   validatePermissions,
 } from '../domain/rules.js';
+import { organizationOf, recordAudit } from './audit-trail.js';
 import type { PageRequest } from './page.js';
 import { nameTaken, visibleOrganization } from './tenancy-access.js';
 
@@ -52,14 +54,22 @@ export class TeamUseCases {
   }
 
   async create(principal: Principal | undefined, organization: string, team: NewTeam): Promise<TeamRow> {
-    await visibleOrganization(this.tenancy, principal, organization);
+    const org = await visibleOrganization(this.tenancy, principal, organization);
     requireOwner(principal, organization);
     requireName(team.name, 'name', 'ADMIN_ORGS_INVALID_TEAM_NAME');
     const permissions = validatePermissions(team.permissions);
     const visibility = resolveVisibility(team.visibility);
     const id = newId('team');
     try {
-      await this.tenancy.insertTeam(id, organization, team.name, permissions, visibility);
+      await this.deps.db.transaction(async (tx) => {
+        await new TenancyRepository(tx).insertTeam(id, organization, team.name, permissions, visibility);
+        await recordAudit(tx, {
+          organization: organizationOf(org),
+          actor: auditActorOf(principal),
+          resource: { type: 'team', id, action: 'create' },
+          meta: { name: team.name, permissions, visibility },
+        });
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw nameTaken('team');
       throw err;
@@ -95,25 +105,31 @@ export class TeamUseCases {
   }
 
   async delete(principal: Principal | undefined, id: string): Promise<void> {
-    const team = await this.owned(principal, id);
+    const { team, org } = await this.owned(principal, id);
     if (team.name === OWNER) {
       throw unprocessable('ADMIN_ORGS_OWNERS_TEAM', 'the owners team of an organization cannot be deleted');
     }
-    await this.tenancy.deleteTeam(team.id);
+    await this.deps.db.transaction(async (tx) => {
+      await new TenancyRepository(tx).deleteTeam(team.id);
+      await recordAudit(tx, this.teamAct(principal, org, team, 'destroy'));
+    });
   }
 
   async addMembers(principal: Principal | undefined, teamId: string, userIds: string[]): Promise<TeamRow> {
-    const team = await this.owned(principal, teamId);
+    const { team, org } = await this.owned(principal, teamId);
     const missing = await this.tenancy.missingUsers(userIds);
     if (missing.length > 0)
       throw unprocessable('ADMIN_ORGS_USER_NOT_FOUND', `user not found: ${missing.join(', ')}`);
-    await this.tenancy.addMembers(team.id, userIds);
+    await this.deps.db.transaction(async (tx) => {
+      await new TenancyRepository(tx).addMembers(team.id, userIds);
+      await recordAudit(tx, this.teamAct(principal, org, team, 'add_members', userIds));
+    });
     return (await this.tenancy.getTeam(team.id))!;
   }
 
   /** Removes members; the owners team keeps at least one. */
   async removeMembers(principal: Principal | undefined, teamId: string, userIds: string[]): Promise<TeamRow> {
-    const team = await this.owned(principal, teamId);
+    const { team, org } = await this.owned(principal, teamId);
     await this.deps.db.transaction(async (tx) => {
       const r = new TenancyRepository(tx);
       // Row lock: two concurrent removals cannot each leave the other's owner as the last one.
@@ -125,13 +141,30 @@ export class TeamUseCases {
           'the owners team must keep at least one member; add another owner first',
         );
       }
+      await recordAudit(tx, this.teamAct(principal, org, team, 'remove_members', userIds));
     });
     return (await this.tenancy.getTeam(team.id))!;
   }
 
-  private async owned(principal: Principal | undefined, id: string): Promise<TeamRow> {
+  private async owned(principal: Principal | undefined, id: string) {
     const team = await this.get(principal, id);
     requireOwner(principal, team.organization);
-    return team;
+    const org = await visibleOrganization(this.tenancy, principal, team.organization);
+    return { team, org };
+  }
+
+  private teamAct(
+    principal: Principal | undefined,
+    org: OrganizationRow,
+    team: TeamRow,
+    action: string,
+    userIds?: string[],
+  ): AuditAct {
+    return {
+      organization: organizationOf(org),
+      actor: auditActorOf(principal),
+      resource: { type: 'team', id: team.id, action },
+      meta: { name: team.name, user_ids: userIds },
+    };
   }
 }

@@ -19,6 +19,7 @@ export function createClients(addresses: ServiceAddresses, credential: ClientCre
     projects: createClient(pkg.adminorgs.v1.Projects, addresses.adminOrgs, credential),
     workspaces: createClient(pkg.adminorgs.v1.Workspaces, addresses.adminOrgs, credential),
     adminOrganizations: createClient(pkg.adminorgs.v1.AdminOrganizations, addresses.adminOrgs, credential),
+    auditTrail: createClient(pkg.adminorgs.v1.AuditTrail, addresses.adminOrgs, credential),
     policies: createClient(pkg.policysets.v1.Policies, addresses.policySets, credential),
     policySets: createClient(pkg.policysets.v1.PolicySets, addresses.policySets, credential),
     policySetVersions: createClient(pkg.policysets.v1.PolicySetVersions, addresses.policySets, credential),

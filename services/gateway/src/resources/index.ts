@@ -4,6 +4,7 @@ import type { ResourceDefinition } from '../schemas/resources.js';
 import type { WireNames } from '../vocabulary.js';
 import { registerAdminOrganizationRoutes } from './admin-organizations/routes.js';
 import { ADMIN_ORGANIZATION } from './admin-organizations/schema.js';
+import { registerAuditTrailRoutes } from './audit-trail/routes.js';
 import { AUTHENTICATION_TOKEN } from './authentication-tokens/schema.js';
 import { registerCommentRoutes } from './comments/routes.js';
 import { COMMENT } from './comments/schema.js';
@@ -45,6 +46,7 @@ export function registerResources(app: Api, ctx: RouteContext): void {
   registerProjectRoutes(app, ctx);
   registerWorkspaceRoutes(app, ctx);
   registerAdminOrganizationRoutes(app, ctx);
+  registerAuditTrailRoutes(app, ctx);
   registerPolicyRoutes(app, ctx);
   registerPolicySetRoutes(app, ctx);
   registerPolicySetVersionRoutes(app, ctx);
