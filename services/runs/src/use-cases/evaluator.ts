@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { archiveDirectory } from '@policyhub/archive-reader';
+import { MAX_DETAILS_BYTES, storableText, unstorableJson, unstorableText } from '@policyhub/db';
 import type { Queryable } from '@policyhub/db';
 import { conflict, invalidAttribute, notFound } from '@policyhub/errors';
 import { type LeaseRow, PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
@@ -141,8 +142,14 @@ export class EvaluatorUseCases {
     completion: Completion,
   ): Promise<{ status: CheckStatus; errorMessage: string | undefined }> {
     const found = requireLease(await this.checks.get(checkId), token);
-    const sets = await this.checks.policySets(checkId);
     const engineDetails = parseEngineDetails(completion.engineDetailsJson);
+    const unstorable = unstorableCompletion(completion, engineDetails);
+    if (unstorable) {
+      const message = `the engine's result cannot be stored: ${unstorable}`;
+      await this.fail(checkId, token, message, undefined);
+      return { status: CHECK_STATUS.errored, errorMessage: message };
+    }
+    const sets = await this.checks.policySets(checkId);
     const resolution = resolveOutcomes(sets, await this.declaredPolicies(sets), completion.outcomes);
     if (resolution.problems.length > 0) {
       const message = `the evaluation does not cover the policies of the check: ${resolution.problems.join('; ')}`;
@@ -216,7 +223,8 @@ export class EvaluatorUseCases {
     report: string | undefined,
   ): Promise<void> {
     const found = requireLease(await this.checks.get(checkId), token);
-    const message = errorMessage?.trim().slice(0, 10_000) || 'the evaluator reported an error';
+    // Whatever the evaluator says about a failure is kept, made storable (it may quote tenant data).
+    const message = storableText(errorMessage?.trim().slice(0, 10_000) || 'the evaluator reported an error');
     await this.deps.db.transaction(async (tx) => {
       const run = await new RunRepository(tx).getForUpdate(found.run_id);
       const check = requireLease(await new PolicyCheckRepository(tx).getForUpdate(checkId), token);
@@ -225,7 +233,7 @@ export class EvaluatorUseCases {
         run,
         check,
         message,
-        report?.trim() ? report : `Policy check errored: ${message}\n`,
+        report?.trim() ? storableText(report) : `Policy check errored: ${message}\n`,
       );
     });
   }
@@ -276,6 +284,22 @@ const DECLARED_CACHE_SIZE = 512;
 const leaseOwner = (check: PolicyCheckRow) => check.lease_owner ?? 'anonymous';
 
 const newLeaseToken = () => randomBytes(24).toString('base64url');
+
+/** Why the completion cannot be stored (tenant data the database refuses), or undefined. */
+function unstorableCompletion(
+  completion: Completion,
+  details: Record<string, unknown> | undefined,
+): string | undefined {
+  const detailsBytes = Buffer.byteLength(completion.engineDetailsJson ?? '');
+  if (detailsBytes > MAX_DETAILS_BYTES) {
+    return `its details are ${detailsBytes} bytes of JSON, more than ${MAX_DETAILS_BYTES}`;
+  }
+  const inDetails = details && unstorableJson(details);
+  if (inDetails) return `its details: ${inDetails}`;
+  const inReport = completion.report && unstorableText(completion.report);
+  if (inReport) return `its report ${inReport}`;
+  return undefined;
+}
 
 function parseEngineDetails(json: string | undefined): Record<string, unknown> | undefined {
   if (json === undefined || json.trim() === '') return undefined;
