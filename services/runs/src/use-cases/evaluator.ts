@@ -3,6 +3,7 @@ import { archiveDirectory } from '@policyhub/archive-reader';
 import { MAX_DETAILS_BYTES, storableText, unstorableJson, unstorableText } from '@policyhub/db';
 import type { Queryable } from '@policyhub/db';
 import { conflict, invalidAttribute, notFound } from '@policyhub/errors';
+import { ClaimTurnRepository } from '../db/claim-turn-repository.js';
 import { type LeaseRow, PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
 import { RunRepository, type RunRow } from '../db/run-repository.js';
 import { aggregateOutcomes } from '../domain/aggregation.js';
@@ -53,9 +54,11 @@ export class EvaluatorUseCases {
   }
 
   /**
-   * Leases the oldest queued check that nobody holds (or whose lease expired). A check that has
-   * already been handed out MAX_CLAIMS times without a decision is errored instead: an input
-   * that crashes every evaluator must not circulate forever.
+   * Leases a queued check that nobody holds (or whose lease expired): the oldest of the
+   * organization whose turn it is (ClaimTurnRepository), so one organization's backlog never
+   * holds up another's checks. A check that has already been handed out MAX_CLAIMS times without
+   * a decision is errored instead: an input that crashes every evaluator must not circulate
+   * forever.
    */
   async claim(
     evaluatorId: string | undefined,
@@ -65,11 +68,19 @@ export class EvaluatorUseCases {
     const owner = evaluatorId?.slice(0, 200) || 'anonymous';
     return this.deps.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
-      for (let i = 0; i < MAX_CLAIMS * 2; i++) {
-        const check = await checks.nextClaimableForUpdate();
-        if (!check) return undefined;
-        if (check.attempts < MAX_CLAIMS) return checks.lease(check.id, owner, newLeaseToken(), seconds, true);
-        await this.giveUp(tx, check);
+      const turns = new ClaimTurnRepository(tx);
+      let budget = MAX_CLAIMS * 2;
+      // After the candidates (all of them holding leases), any organization's oldest check.
+      for (const organizationKey of [...(await turns.organizationsInTurn(CLAIM_CANDIDATES)), undefined]) {
+        while (budget-- > 0) {
+          const check = await checks.nextClaimableForUpdate(organizationKey);
+          if (!check) break;
+          if (check.attempts < MAX_CLAIMS) {
+            await turns.taken(organizationKeyOf(check));
+            return checks.lease(check.id, owner, newLeaseToken(), seconds, true);
+          }
+          await this.giveUp(tx, check);
+        }
       }
       return undefined;
     });
@@ -282,6 +293,11 @@ const declaredCache = new Map<string, readonly DeclaredPolicy[] | string>();
 const DECLARED_CACHE_SIZE = 512;
 
 const leaseOwner = (check: PolicyCheckRow) => check.lease_owner ?? 'anonymous';
+
+/** Organizations considered per claim before falling back to the oldest check of any. */
+const CLAIM_CANDIDATES = 8;
+
+const organizationKeyOf = (check: PolicyCheckRow) => check.organization_id ?? check.organization;
 
 const newLeaseToken = () => randomBytes(24).toString('base64url');
 
