@@ -15,3 +15,11 @@ export {
 } from './migrate.js';
 export { isUniqueViolation, isConnectionError } from './pg-errors.js';
 export { pageWindow, pageInfo } from './pagination.js';
+export {
+  MAX_DETAILS_BYTES,
+  MAX_DETAILS_DEPTH,
+  MAX_REPORT_BYTES,
+  storableText,
+  unstorableJson,
+  unstorableText,
+} from './storable.js';

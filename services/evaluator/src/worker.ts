@@ -8,6 +8,7 @@ import type { Logger } from '@policyhub/telemetry';
 import { kindsOf, type PreparedCheck, prepareCheck } from './check-input.js';
 import { type CheckEvaluation, evaluateCheck, missingEngine } from './evaluate-check.js';
 import type { EngineRegistry } from './engines/registry.js';
+import { reportable, reportableFailure } from './reportable.js';
 
 export interface WorkerOptions {
   runsAddress: string;
@@ -128,7 +129,7 @@ export class EvaluatorWorker {
         // Nothing can bring the input back: decide now rather than after five leases.
         const message = remote.items.map((i) => i.detail ?? i.title).join('; ') || remote.details;
         log.warn({ error: message }, 'the check cannot be evaluated; reporting it as errored');
-        await this.client.FailPolicyCheck({ ...ref, errorMessage: message });
+        await this.client.FailPolicyCheck({ ...ref, ...reportableFailure(message, undefined) });
         return;
       }
       workDir = await mkdtemp(join(this.options.workRoot ?? tmpdir(), 'policyhub-check-'));
@@ -141,26 +142,29 @@ export class EvaluatorWorker {
       }
       if ('error' in outcome) {
         log.warn({ error: outcome.error }, 'evaluation failed; reporting the check as errored');
-        await this.client.FailPolicyCheck({
-          ...ref,
-          errorMessage: outcome.error,
-          report: outcome.report,
-        });
+        await this.client.FailPolicyCheck({ ...ref, ...reportableFailure(outcome.error, outcome.report) });
+        return;
+      }
+      const result = reportable(outcome);
+      if ('error' in result) {
+        log.warn({ error: result.error }, 'the engine result cannot be reported; the check is errored');
+        const report = `Policy check errored: ${result.error}\n`;
+        await this.client.FailPolicyCheck({ ...ref, ...reportableFailure(result.error, report) });
         return;
       }
       try {
         const done = await this.client.CompletePolicyCheck({
           ...ref,
           // An errored policy counts as failed at its level in a policy check, as upstream does.
-          outcomes: outcome.outcomes.map((o) => ({
+          outcomes: result.outcomes.map((o) => ({
             policySetId: o.policySetId,
             policyName: o.policyName,
             passed: o.result === 'passed',
             enforcementLevel: o.enforcementLevel && evaluationEnforcementLevel.fromWord(o.enforcementLevel),
           })),
-          report: outcome.report,
+          report: result.report,
           durationMs,
-          engineDetailsJson: outcome.details ? JSON.stringify(outcome.details) : undefined,
+          engineDetailsJson: result.detailsJson,
         });
         if (done.status === 'POLICY_CHECK_STATUS_ERRORED') {
           log.warn(
@@ -178,7 +182,7 @@ export class EvaluatorWorker {
         log.warn({ problems }, 'runs rejected the engine result; reporting the check as errored');
         await this.client.FailPolicyCheck({
           ...ref,
-          errorMessage: `the engine's result does not match the policy check: ${problems}`,
+          ...reportableFailure(`the engine's result does not match the policy check: ${problems}`, undefined),
         });
       }
     } catch (err) {

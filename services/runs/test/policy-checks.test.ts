@@ -404,4 +404,48 @@ describe('runs service: policy checks and the evaluator protocol', () => {
     );
     expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('RUN_STATUS_ERRORED');
   });
+
+  it('a result runs cannot store errors the check on its first lease, saying why; a failure is stored made safe', async () => {
+    let deep = '1';
+    for (let i = 0; i < 5_000; i++) deep = `{"a":${deep}}`;
+    const cases: Array<[Partial<runsV1.CompletePolicyCheckRequest>, RegExp]> = [
+      [{ report: 'aws_s3_bucket.a\u0000b is forbidden' }, /its report contains a NUL character/],
+      [{ engineDetailsJson: deep }, /its details: it nests deeper than 64 levels/],
+      [{ engineDetailsJson: '{"trace":"\\u0000"}' }, /the string at \/trace contains a NUL character/],
+      [{ engineDetailsJson: '{"trace":"\\ud800"}' }, /unpaired UTF-16 surrogate/],
+      [{ engineDetailsJson: JSON.stringify({ big: 'x'.repeat(1024 * 1024) }) }, /more than 1048576/],
+    ];
+    for (const [completion, expected] of cases) {
+      const { runId, checkId, setId } = await checkedRun([['a', 'hard-mandatory']]);
+      const lease = await claim(checkId);
+      const done = await h.evaluator.CompletePolicyCheck({
+        policyCheckId: checkId,
+        leaseToken: lease.leaseToken,
+        outcomes: [{ policySetId: setId, policyName: 'a', passed: true }],
+        durationMs: 1,
+        ...completion,
+      });
+      expect(done.status, String(expected)).toBe('POLICY_CHECK_STATUS_ERRORED');
+      expect(done.errorMessage).toMatch(expected);
+      expect(lease.attempt).toBe(1);
+      const output = (await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'))).output;
+      expect(output).toMatch(/the engine's result cannot be stored/);
+      expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('RUN_STATUS_ERRORED');
+    }
+
+    const { checkId } = await checkedRun([['a', 'hard-mandatory']]);
+    const lease = await claim(checkId);
+    await h.evaluator.FailPolicyCheck({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+      errorMessage: 'engine crashed on aws_s3_bucket.a\u0000b',
+      report: 'stderr: \u0000\ud800',
+    });
+    const { policyCheck } = await h.checks.GetPolicyCheck({ id: checkId }, owner('acme'));
+    expect(policyCheck!.status).toBe('POLICY_CHECK_STATUS_ERRORED');
+    // gRPC already turns a lone surrogate into replacement characters; the NUL is runs' to replace.
+    expect((await h.checks.GetPolicyCheckOutput({ id: checkId }, owner('acme'))).output).toMatch(
+      /^stderr: \uFFFD+$/,
+    );
+  });
 });

@@ -52,8 +52,10 @@ export class PolicyCheckRepository {
     createdAt: string;
   }): Promise<void> {
     await this.db.query(
-      `INSERT INTO policy_checks (id, run_id, scope, status, status_timestamps, policy_sets, created_at, updated_at)
-       VALUES ($1, $2, 'organization', $3, $4, $5, $6, $6)`,
+      `INSERT INTO policy_checks (id, run_id, scope, status, status_timestamps, policy_sets, created_at, updated_at,
+                                  organization_key)
+       VALUES ($1, $2, 'organization', $3, $4, $5, $6, $6,
+               (SELECT COALESCE(organization_id, organization) FROM runs WHERE id = $2))`,
       [
         c.id,
         c.runId,
@@ -124,14 +126,17 @@ export class PolicyCheckRepository {
 
   /**
    * Locks the oldest queued check whose lease is free or expired (skipping ones other evaluators
-   * are locking right now), or returns undefined.
+   * are locking right now), of one organization when `organizationKey` is given (see
+   * ClaimTurnRepository for the order of organizations), or returns undefined.
    */
-  async nextClaimableForUpdate(): Promise<PolicyCheckRow | undefined> {
+  async nextClaimableForUpdate(organizationKey?: string): Promise<PolicyCheckRow | undefined> {
+    const ofOrganization = organizationKey === undefined ? '' : 'AND organization_key = $1';
     const { rows } = await this.db.query<PolicyCheckRow>(
       `${SELECT} WHERE c.id = (
          SELECT id FROM policy_checks
-          WHERE status = 'queued' AND (lease_expires_at IS NULL OR lease_expires_at < now())
+          WHERE status = 'queued' AND (lease_expires_at IS NULL OR lease_expires_at < now()) ${ofOrganization}
           ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)`,
+      organizationKey === undefined ? [] : [organizationKey],
     );
     return rows[0];
   }

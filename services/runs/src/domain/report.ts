@@ -41,7 +41,7 @@ export function renderReport(policies: readonly ReportedPolicy[], frameworkName 
   return `${lines.join('\n')}\n`;
 }
 
-/** Reports are capped; anything longer is cut with a visible marker. */
+/** Reports are capped; anything longer is cut with a visible marker (the evaluator cuts at the same size, `@policyhub/db`). */
 export const MAX_REPORT_BYTES = 1024 * 1024;
 
 export function capReport(report: string): string {

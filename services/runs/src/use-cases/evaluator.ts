@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { archiveDirectory } from '@policyhub/archive-reader';
+import { MAX_DETAILS_BYTES, storableText, unstorableJson, unstorableText } from '@policyhub/db';
 import type { Queryable } from '@policyhub/db';
 import { conflict, invalidAttribute, notFound } from '@policyhub/errors';
+import { ClaimTurnRepository } from '../db/claim-turn-repository.js';
 import { type LeaseRow, PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
 import { RunRepository, type RunRow } from '../db/run-repository.js';
 import { aggregateOutcomes } from '../domain/aggregation.js';
@@ -52,9 +54,11 @@ export class EvaluatorUseCases {
   }
 
   /**
-   * Leases the oldest queued check that nobody holds (or whose lease expired). A check that has
-   * already been handed out MAX_CLAIMS times without a decision is errored instead: an input
-   * that crashes every evaluator must not circulate forever.
+   * Leases a queued check that nobody holds (or whose lease expired): the oldest of the
+   * organization whose turn it is (ClaimTurnRepository), so one organization's backlog never
+   * holds up another's checks. A check that has already been handed out MAX_CLAIMS times without
+   * a decision is errored instead: an input that crashes every evaluator must not circulate
+   * forever.
    */
   async claim(
     evaluatorId: string | undefined,
@@ -64,11 +68,19 @@ export class EvaluatorUseCases {
     const owner = evaluatorId?.slice(0, 200) || 'anonymous';
     return this.deps.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
-      for (let i = 0; i < MAX_CLAIMS * 2; i++) {
-        const check = await checks.nextClaimableForUpdate();
-        if (!check) return undefined;
-        if (check.attempts < MAX_CLAIMS) return checks.lease(check.id, owner, newLeaseToken(), seconds, true);
-        await this.giveUp(tx, check);
+      const turns = new ClaimTurnRepository(tx);
+      let budget = MAX_CLAIMS * 2;
+      // After the candidates (all of them holding leases), any organization's oldest check.
+      for (const organizationKey of [...(await turns.organizationsInTurn(CLAIM_CANDIDATES)), undefined]) {
+        while (budget-- > 0) {
+          const check = await checks.nextClaimableForUpdate(organizationKey);
+          if (!check) break;
+          if (check.attempts < MAX_CLAIMS) {
+            await turns.taken(organizationKeyOf(check));
+            return checks.lease(check.id, owner, newLeaseToken(), seconds, true);
+          }
+          await this.giveUp(tx, check);
+        }
       }
       return undefined;
     });
@@ -141,8 +153,14 @@ export class EvaluatorUseCases {
     completion: Completion,
   ): Promise<{ status: CheckStatus; errorMessage: string | undefined }> {
     const found = requireLease(await this.checks.get(checkId), token);
-    const sets = await this.checks.policySets(checkId);
     const engineDetails = parseEngineDetails(completion.engineDetailsJson);
+    const unstorable = unstorableCompletion(completion, engineDetails);
+    if (unstorable) {
+      const message = `the engine's result cannot be stored: ${unstorable}`;
+      await this.fail(checkId, token, message, undefined);
+      return { status: CHECK_STATUS.errored, errorMessage: message };
+    }
+    const sets = await this.checks.policySets(checkId);
     const resolution = resolveOutcomes(sets, await this.declaredPolicies(sets), completion.outcomes);
     if (resolution.problems.length > 0) {
       const message = `the evaluation does not cover the policies of the check: ${resolution.problems.join('; ')}`;
@@ -216,7 +234,8 @@ export class EvaluatorUseCases {
     report: string | undefined,
   ): Promise<void> {
     const found = requireLease(await this.checks.get(checkId), token);
-    const message = errorMessage?.trim().slice(0, 10_000) || 'the evaluator reported an error';
+    // Whatever the evaluator says about a failure is kept, made storable (it may quote tenant data).
+    const message = storableText(errorMessage?.trim().slice(0, 10_000) || 'the evaluator reported an error');
     await this.deps.db.transaction(async (tx) => {
       const run = await new RunRepository(tx).getForUpdate(found.run_id);
       const check = requireLease(await new PolicyCheckRepository(tx).getForUpdate(checkId), token);
@@ -225,7 +244,7 @@ export class EvaluatorUseCases {
         run,
         check,
         message,
-        report?.trim() ? report : `Policy check errored: ${message}\n`,
+        report?.trim() ? storableText(report) : `Policy check errored: ${message}\n`,
       );
     });
   }
@@ -275,7 +294,28 @@ const DECLARED_CACHE_SIZE = 512;
 
 const leaseOwner = (check: PolicyCheckRow) => check.lease_owner ?? 'anonymous';
 
+/** Organizations considered per claim before falling back to the oldest check of any. */
+const CLAIM_CANDIDATES = 8;
+
+const organizationKeyOf = (check: PolicyCheckRow) => check.organization_id ?? check.organization;
+
 const newLeaseToken = () => randomBytes(24).toString('base64url');
+
+/** Why the completion cannot be stored (tenant data the database refuses), or undefined. */
+function unstorableCompletion(
+  completion: Completion,
+  details: Record<string, unknown> | undefined,
+): string | undefined {
+  const detailsBytes = Buffer.byteLength(completion.engineDetailsJson ?? '');
+  if (detailsBytes > MAX_DETAILS_BYTES) {
+    return `its details are ${detailsBytes} bytes of JSON, more than ${MAX_DETAILS_BYTES}`;
+  }
+  const inDetails = details && unstorableJson(details);
+  if (inDetails) return `its details: ${inDetails}`;
+  const inReport = completion.report && unstorableText(completion.report);
+  if (inReport) return `its report ${inReport}`;
+  return undefined;
+}
 
 function parseEngineDetails(json: string | undefined): Record<string, unknown> | undefined {
   if (json === undefined || json.trim() === '') return undefined;

@@ -90,12 +90,21 @@ function ruleLines(rules: unknown): string[] {
     const value = rule.value;
     const head = typeof value === 'boolean' ? String(value).toUpperCase() : 'VALUE';
     lines.push(`${head} - ${where ? `${where} - ` : ''}Rule "${ident}"`);
-    if (typeof value !== 'boolean') lines.push(`  ${truncate(JSON.stringify(value) ?? 'undefined')}`);
+    if (typeof value !== 'boolean') lines.push(`  ${shown(value)}`);
   }
   return lines;
 }
 
 const describeError = (e: unknown): string =>
-  typeof e === 'string' ? e : isObject(e) && typeof e.message === 'string' ? e.message : JSON.stringify(e);
+  typeof e === 'string' ? e : isObject(e) && typeof e.message === 'string' ? e.message : shown(e);
+
+/** JSON.stringify recurses: a value nested too deep is described, not shown. */
+function shown(value: unknown): string {
+  try {
+    return truncate(JSON.stringify(value) ?? 'undefined');
+  } catch {
+    return '(a value nested too deep to show)';
+  }
+}
 const truncate = (s: string) => (s.length > 2000 ? `${s.slice(0, 2000)}…` : s);
 const preview = (s: string) => (s.trim() === '' ? '(nothing)' : truncate(s.trim()).slice(0, 300));
