@@ -103,7 +103,7 @@ export const gatewayConfigShape = {
 export function apiVocabulary() {
   return doc(
     z.enum(VOCABULARY_PROFILES, { message: 'must be spec or tfe' }).default('spec'),
-    "names in API responses: `spec` (the spec's: `kind_a`, `engine-build-worker-*`, …) or `tfe` (upstream's, for existing clients: [Using existing clients](../README.md#using-existing-clients)); input is read in either ([ADR 0020](adr/0020-vocabulary-profiles.md))",
+    "names in API responses: `spec` (the spec's: `kind_a`, `engine-build-worker-*`, …) or `tfe` (upstream's, for existing clients: [clients.md](clients.md)); input is read in either ([ADR 0020](adr/0020-vocabulary-profiles.md))",
   );
 }
 
