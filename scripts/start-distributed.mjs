@@ -25,7 +25,7 @@ if (missing.length > 0) {
   process.exit(2);
 }
 
-/** gRPC and ops ports: the defaults the gateway and the evaluator expect (README, distributed mode). */
+/** gRPC and ops ports: the defaults the gateway and the evaluator expect (docs/running.md, distributed mode). */
 const SERVICES = [
   { name: 'admin-orgs', grpc: 50051, ops: 9464, variable: 'ADMIN_ORGS_ADDR' },
   { name: 'policy-sets', grpc: 50052, ops: 9465, variable: 'POLICY_SETS_ADDR' },

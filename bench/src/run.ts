@@ -171,7 +171,6 @@ export async function runBench(
 
 /** How this run measured (the report's header). */
 const method = (cfg: BenchConfig): string[] => [
-  `IN_PROCESS_CALLS=${process.env.IN_PROCESS_CALLS ?? 'true (default)'} for \`npm start\``,
   `${cfg.rounds} rounds per comparison, system and baseline interleaved (order alternating each round); ratios taken within a round, median reported with the per-round values`,
   `${cfg.warmupSeconds} s of unrecorded load on each target before the first round; load phases ${cfg.seconds} s at ${cfg.connections} connections (autocannon, closed loop)`,
   'percentiles (nearest rank) from every response latency, not autocannon’s summary (which has p97.5, not p95)',

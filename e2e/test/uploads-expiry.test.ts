@@ -11,7 +11,8 @@ import { startTestSystem, type TestSystem } from './support/system.js';
  * why. Time is driven by settings, not by waiting an hour: policy set version URLs live two
  * seconds here and the sweeper runs every second.
  */
-const SETTINGS = { VERSION_UPLOAD_URL_TTL_SECONDS: '2', UPLOAD_SWEEP_INTERVAL_SECONDS: '1' };
+const URL_TTL_MS = 2_000;
+const SETTINGS = { UPLOAD_SWEEP_INTERVAL_SECONDS: '1' };
 const previous: Record<string, string | undefined> = {};
 
 let t: TestSystem;
@@ -23,7 +24,7 @@ beforeAll(async () => {
     previous[name] = process.env[name];
     process.env[name] = value;
   }
-  t = await startTestSystem();
+  t = await startTestSystem({ uploadUrlTtlMs: URL_TTL_MS });
   const org = await createOrganization(t, 'expiry');
   api = org.owner.api;
   orgName = org.name;

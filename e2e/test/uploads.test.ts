@@ -16,7 +16,7 @@ import { createOrganization, createPolicySet, type TestUser } from './support/fi
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 // Small limits for this file's system (each test file runs in its own process), so hostile
-// archives that pass a limit stay small. Defaults are in services/storage/README.md.
+// archives that pass a limit stay small. Defaults are in docs/configuration.md (storage).
 const LIMITS = {
   UPLOAD_MAX_BYTES: 256 * 1024,
   UPLOAD_MAX_EXPANDED_BYTES: 1024 * 1024,

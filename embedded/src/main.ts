@@ -1,44 +1,10 @@
-import { ConfigError, env, loadConfig, z } from '@policyhub/config';
-import { apiVocabulary } from '@policyhub/gateway';
+import { ConfigError, loadConfig } from '@policyhub/config';
 import { shutdownTracing } from '@policyhub/telemetry';
-import { trustProxyEnv } from '@policyhub/gateway';
 import { parseCommand } from '@policyhub/evaluator';
+import { embeddedConfigShape } from './config.js';
 import { EmbeddedPostgresError } from './postgres.js';
 import { listenProblem, listenProblems, splitAddress } from './preflight.js';
 import { startSystem } from './system.js';
-
-/** `npm start`: the whole system in one process with embedded defaults (README "Configuration"). */
-const embeddedConfigShape = {
-  PORT: env.port(8080),
-  HOST: z.string().default('127.0.0.1'),
-  DATA_DIR: z.string().default('.data'),
-  DATABASE_URL: env.optionalUrl(),
-  KAFKA_BROKERS: env.brokers(),
-  REDIS_URL: env.optionalUrl(),
-  RATE_LIMIT_PER_SECOND: env.int(30),
-  AUTH_FAILURE_LIMIT: env.int(20),
-  AUTH_FAILURE_WINDOW_SECONDS: env.int(60, 1),
-  OPS_PORT: env.port(9464),
-  OPS_HOST: z.string().default('127.0.0.1'),
-  SITE_ADMIN_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
-  PUBLIC_URL: env.optionalUrl(),
-  TRUST_PROXY: trustProxyEnv(),
-  LOG_LEVEL: env.logLevel(),
-  RUNS_GRPC_ADDR: env.address('127.0.0.1:50053'),
-  /** Unary calls between the gateway and the services without HTTP/2 (ADR 0033); false: real gRPC. */
-  IN_PROCESS_CALLS: env.bool(true),
-  /** The built-in evaluator (docs/policy-evaluation.md); false turns it off. */
-  EVALUATOR_ENABLED: env.bool(true),
-  /** A generic engine command for every kind (docs/evaluator.md); unset: Sentinel for kind_a, OPA for kind_b. */
-  EVALUATOR_COMMAND: z.string().trim().optional(),
-  /** The Sentinel CLI (absolute path); unset: `sentinel` on PATH. */
-  SENTINEL_BIN: z.string().trim().optional(),
-  /** The OPA CLI (absolute path, 1.0 or later); unset: `opa` on PATH. */
-  OPA_BIN: z.string().trim().optional(),
-  API_VOCABULARY: apiVocabulary(),
-  /** Check every JSON response against its route's schema, 500 on a mismatch (tests; ADR 0031). */
-  VALIDATE_RESPONSES: env.bool(false),
-};
 
 let config: ReturnType<typeof loadConfig<typeof embeddedConfigShape>>;
 let evaluatorCommand: string[] | undefined;
@@ -64,7 +30,6 @@ if (busy.length > 0) {
 
 const system = await startSystem({
   port: config.PORT,
-  inProcessCalls: config.IN_PROCESS_CALLS,
   host: config.HOST,
   dataDir: config.DATA_DIR,
   databaseUrl: config.DATABASE_URL,
@@ -87,7 +52,6 @@ const system = await startSystem({
       }
     : undefined,
   apiVocabulary: config.API_VOCABULARY,
-  validateResponses: config.VALIDATE_RESPONSES,
 }).catch((err: unknown) => {
   // A bad variable read by a service (e.g. storage limits) is a configuration error like the rest.
   if (err instanceof ConfigError || err instanceof EmbeddedPostgresError) {

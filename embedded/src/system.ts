@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startAdminOrgs } from '@policyhub/admin-orgs';
-import { policySetsConfigShape, startPolicySets } from '@policyhub/policy-sets';
+import { startPolicySets } from '@policyhub/policy-sets';
 import { detectEngines, EvaluatorWorker } from '@policyhub/evaluator';
 import { runsConfigShape, startRuns } from '@policyhub/runs';
 import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
@@ -85,8 +85,10 @@ export interface SystemOptions {
   inProcessCalls?: boolean | undefined;
   /** Wire vocabulary of API responses (`API_VOCABULARY`): the spec's names (default) or upstream's. */
   apiVocabulary?: VocabularyProfile | undefined;
-  /** Check every API response against its route's schema (`VALIDATE_RESPONSES`; the e2e suite's mode). */
+  /** Check every API response against its route's schema (the e2e suite's mode, ADR 0031). */
   validateResponses?: boolean | undefined;
+  /** How long a policy set version's upload URL works; the spec's hour unless a test shortens it. */
+  uploadUrlTtlMs?: number | undefined;
   /** Where every service writes its log lines (default stdout); tests pass a stream to read them. */
   logDestination?: Parameters<typeof createLogger>[2];
 }
@@ -152,7 +154,6 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir }),
   );
   const runsConfig = loadConfig(runsConfigShape, process.env);
-  const policySetsConfig = loadConfig(policySetsConfigShape, process.env);
   // Event-table retention, readiness and Kafka client settings: the variables services read.
   const eventsConfig = loadConfig({ ...retentionConfigShape, ...readinessConfigShape }, process.env);
   const kafka = options.kafka ?? kafkaClientSettings(loadConfig(kafkaConfigShape, process.env));
@@ -216,7 +217,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       logger: serviceLogger('policy-sets'),
       adminOrgsAddress: adminOrgs.address,
       storageAddress: storage.address,
-      uploadUrlTtlMs: policySetsConfig.VERSION_UPLOAD_URL_TTL_SECONDS * 1000,
+      uploadUrlTtlMs: options.uploadUrlTtlMs,
     });
     started.push(policySets);
     services['policy-sets'] = policySets;

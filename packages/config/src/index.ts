@@ -77,3 +77,13 @@ export const env = {
       }
     }),
 };
+
+export {
+  configDocs,
+  configTable,
+  type ConfigDoc,
+  type ConfigRow,
+  describeConfig,
+  documented,
+  testOnly,
+} from './docs.js';

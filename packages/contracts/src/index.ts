@@ -1,5 +1,5 @@
 export { contracts, messageRoot, encodeMessage, decodeMessage } from './loader.js';
-export { loaderOptions, protoRoot } from './options.js';
+export { contractsConfigShape, loaderOptions, protoRoot } from './options.js';
 export { copyMessage, messageCopies } from './message-copy.js';
 export type * from './generated/index.js';
 export { toTimestamp, toOptionalTimestamp, fromTimestamp, timestampToIso } from './wire.js';

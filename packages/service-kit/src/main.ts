@@ -1,4 +1,4 @@
-import { env, loadConfig, z } from '@policyhub/config';
+import { documented as doc, env, loadConfig, z } from '@policyhub/config';
 import { createTransport, describeTransport, EventRetention, type EventTransport } from '@policyhub/events';
 import { parseSigningKeys } from '@policyhub/grpc-runtime';
 import { createLogger, shutdownTracing, startOpsServer } from '@policyhub/telemetry';
@@ -14,25 +14,38 @@ import type { RunningService } from './grpc-service.js';
 
 /** Variables every service process reads. */
 export const serviceConfigShape = {
-  DATABASE_URL: z.string().url('must be a postgres:// URL'),
-  /** Loopback by default; deployments set 0.0.0.0 explicitly (compose, Kubernetes). */
-  GRPC_HOST: z.string().default('127.0.0.1'),
-  GRPC_PORT: env.port(50051),
-  OPS_PORT: env.port(9464),
-  /** Interface of the ops server (/healthz, /readyz, /metrics); loopback unless set. */
-  OPS_HOST: z.string().default('127.0.0.1'),
-  /** Shared HMAC keys of internal calls (`<id>:<secret>,…`; the first signs). docs/security.md */
-  INTERNAL_SIGNING_KEYS: env.parsed(
-    parseSigningKeys,
-    'is required: <id>:<secret> (32+ characters), shared by the gateway and every service',
+  DATABASE_URL: doc(
+    z.string().url('must be a postgres:// URL'),
+    '`postgres://` URL; each service uses its own schema (`admin_orgs`, `policy_sets`, `runs`, `storage`)',
+  ),
+  // Loopback by default; deployments set 0.0.0.0 explicitly (compose, Kubernetes).
+  GRPC_HOST: doc(z.string().default('127.0.0.1'), 'gRPC listen interface (containers set `0.0.0.0`)'),
+  GRPC_PORT: doc(
+    env.port(50051),
+    "gRPC port (the gateway's defaults expect policy-sets on 50052, runs on 50053, storage on 50054: set these when services share a host; the compose file and Kubernetes manifests use 50051 everywhere)",
+  ),
+  OPS_PORT: doc(
+    env.port(9464),
+    '`/healthz`, `/readyz`, `/metrics` ([what each means](../deploy/README.md#health-and-readiness))',
+  ),
+  OPS_HOST: doc(z.string().default('127.0.0.1'), 'interface of the ops server (containers set `0.0.0.0`)'),
+  INTERNAL_SIGNING_KEYS: doc(
+    env.parsed(
+      parseSigningKeys,
+      'is required: <id>:<secret> (32+ characters), shared by the gateway and every service',
+    ),
+    '`<id>:<secret>` (secret ≥ 32 characters), comma-separated during a rotation (the first signs): the key every internal call is signed with, the same in the gateway and every service ([docs/security.md](security.md))',
   ),
   ...kafkaConfigShape,
-  /** Failover bound after a crash: a consumer silent this long loses its partitions (≥ 6 s on real brokers). */
-  KAFKA_SESSION_TIMEOUT_MS: env.int(30_000, 1_000),
+  KAFKA_SESSION_TIMEOUT_MS: doc(
+    env.int(30_000, 1_000),
+    'Kafka consumer session timeout: a consumer silent this long loses its partitions (failover bound after a crash; real brokers need ≥ 6 s)',
+    '`30000` (at least `1000`)',
+  ),
   ...retentionConfigShape,
   ...readinessConfigShape,
-  LOG_LEVEL: env.logLevel(),
-  MIGRATE_ONLY: env.bool(false),
+  LOG_LEVEL: doc(env.logLevel(), '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`'),
+  MIGRATE_ONLY: doc(env.bool(false), "run the service's migrations and exit (needs no Kafka)"),
 };
 
 /**

@@ -9,3 +9,4 @@ export {
 } from './ops-server.js';
 export { redactPath } from './redact.js';
 export { isOtlpConfigured, shutdownTracing, type Tracing } from './tracing-state.js';
+export { tracingConfigShape } from './tracing-config.js';

@@ -27,7 +27,11 @@ export async function shutdownTracing(): Promise<void> {
   await activeTracing()?.shutdown();
 }
 
-/** Whether OTLP export is configured (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, not disabled). */
+/**
+ * Whether OTLP export is configured (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, not disabled). The
+ * variables are declared in tracing-config.ts but read here directly: the preload calls this
+ * before tracing starts, so it may load nothing else (zod included) ahead of the instrumentation.
+ */
 export function isOtlpConfigured(env: Record<string, string | undefined> = process.env): boolean {
   if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);

@@ -1,2 +1,8 @@
-export { startAdminOrgs, ADMIN_ORGS_SCHEMA, type AdminOrgsOptions } from './service.js';
+export {
+  startAdminOrgs,
+  ADMIN_ORGS_SCHEMA,
+  adminOrgsConfigShape,
+  siteAdminTokenEnv,
+  type AdminOrgsOptions,
+} from './service.js';
 export { hashToken } from './db/identity-repository.js';

@@ -1,3 +1,4 @@
+import { documented as doc, z } from '@policyhub/config';
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
@@ -23,6 +24,19 @@ export interface AdminOrgsOptions {
 }
 
 export const ADMIN_ORGS_SCHEMA = 'admin_orgs';
+
+/** The bootstrap site admin's token; the rest is the shared service variables. */
+export const siteAdminTokenEnv = (unset: string) =>
+  doc(
+    z.string().min(20, 'must be at least 20 characters').optional(),
+    'token of the bootstrap site admin `admin` (≥ 20 characters), created or updated at every start; the only bootstrap token kept, so a changed value revokes the previous one ([docs/security.md](security.md#api-tokens-rotation-and-revocation))',
+    unset,
+  );
+
+/** admin-orgs' own environment (docs/configuration.md is generated from it). */
+export const adminOrgsConfigShape = {
+  SITE_ADMIN_TOKEN: siteAdminTokenEnv('unset: no bootstrap token (an earlier one is revoked)'),
+};
 
 export function startAdminOrgs(options: AdminOrgsOptions): Promise<RunningService> {
   // The use cases' Deps, built once from the pool and relay startGrpcService opens.

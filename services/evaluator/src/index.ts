@@ -14,3 +14,4 @@ export type {
   PreparedPolicySet,
   RunFacts,
 } from './engines/engine.js';
+export { engineConfigShape, evaluatorConfigShape } from './config.js';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { env, z } from '@policyhub/config';
+import { documented as doc, env, testOnly, z } from '@policyhub/config';
 import { parseSigningKeys } from '@policyhub/grpc-runtime';
 import { VOCABULARY_PROFILES } from './vocabulary.js';
 
@@ -20,52 +20,97 @@ function isAddressOrRange(entry: string): boolean {
  * `X-Forwarded-For` names, so per-address limits see clients, not the proxy. Unset: trust none.
  */
 export const trustProxyEnv = () =>
-  z
-    .string()
-    .optional()
-    .transform((v) =>
-      v
-        ?.split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .refine((list) => list === undefined || (list.length > 0 && list.every(isAddressOrRange)), {
-      message: 'must be comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal)',
-    });
+  doc(
+    z
+      .string()
+      .optional()
+      .transform((v) =>
+        v
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .refine((list) => list === undefined || (list.length > 0 && list.every(isAddressOrRange)), {
+        message: 'must be comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal)',
+      }),
+    'comma-separated addresses or CIDRs (or `loopback`, `linklocal`, `uniquelocal`) of reverse proxies in front; their `X-Forwarded-For` then names the client, so per-address limits see clients rather than the proxy',
+    'unset → trust none',
+  );
 
-/** Gateway environment (README "Configuration" lists each). */
+/** The rate limits, shared with `npm start`. */
+export const rateLimitConfigShape = () => ({
+  RATE_LIMIT_PER_SECOND: doc(
+    env.int(30),
+    'API requests per second per token (anonymous: per client address); `0` disables',
+  ),
+  AUTH_FAILURE_LIMIT: doc(
+    env.int(20),
+    'failed authentications per client address and window; once spent, tokens from that address that are not already authenticated get 429 without a lookup; `0` disables',
+  ),
+  AUTH_FAILURE_WINDOW_SECONDS: doc(env.int(60, 1), 'that window, in seconds', '`60` (at least `1`)'),
+});
+
+/** Gateway environment (docs/configuration.md is generated from it). */
 export const gatewayConfigShape = {
-  PORT: env.port(8080),
-  HOST: z.string().default('0.0.0.0'),
-  /** The ops listener (/healthz, /readyz, /metrics); off the public port, on loopback by default. */
-  OPS_PORT: env.port(9464),
-  OPS_HOST: z.string().default('127.0.0.1'),
-  ADMIN_ORGS_ADDR: env.address('127.0.0.1:50051'),
-  POLICY_SETS_ADDR: env.address('127.0.0.1:50052'),
-  RUNS_ADDR: env.address('127.0.0.1:50053'),
-  STORAGE_ADDR: env.address('127.0.0.1:50054'),
-  PUBLIC_URL: env.optionalUrl(),
+  PORT: doc(env.port(8080), 'HTTP port: `/api/v2/…` and upload URLs only'),
+  HOST: doc(z.string().default('0.0.0.0'), 'HTTP bind address'),
+  // The ops listener is off the public port, on loopback by default.
+  OPS_PORT: doc(
+    env.port(9464),
+    'ops listener: `/healthz`, `/readyz` (ready while it reaches every backend; the body names each), `/metrics`',
+  ),
+  OPS_HOST: doc(
+    z.string().default('127.0.0.1'),
+    'interface of the ops listener (compose and Kubernetes set `0.0.0.0` for probes and scraping; keep it out of any public Service)',
+  ),
+  ADMIN_ORGS_ADDR: doc(
+    env.address('127.0.0.1:50051'),
+    'admin-orgs gRPC (`host:port`, or `dns:///host:port` for every address of a name)',
+  ),
+  POLICY_SETS_ADDR: doc(env.address('127.0.0.1:50052'), 'policy-sets gRPC'),
+  RUNS_ADDR: doc(env.address('127.0.0.1:50053'), 'runs gRPC'),
+  STORAGE_ADDR: doc(env.address('127.0.0.1:50054'), 'storage gRPC'),
+  PUBLIC_URL: doc(
+    env.optionalUrl(),
+    'base URL for absolute links and upload URLs',
+    'unset → request scheme + host',
+  ),
   TRUST_PROXY: trustProxyEnv(),
-  REDIS_URL: env.optionalUrl(),
-  /** Requests per second per token (anonymous: per client address); 0 disables the limit. */
-  RATE_LIMIT_PER_SECOND: env.int(30),
-  /** Failed authentications per client address and window before unknown tokens get 429; 0 off. */
-  AUTH_FAILURE_LIMIT: env.int(20),
-  AUTH_FAILURE_WINDOW_SECONDS: env.int(60, 1),
-  LOG_LEVEL: env.logLevel(),
-  /** Wire vocabulary of responses: the spec's names, or upstream's for existing clients (ADR 0020). */
+  REDIS_URL: doc(
+    env.optionalUrl(),
+    'principal cache and rate limits shared by every gateway replica',
+    'unset → in memory (per replica)',
+  ),
+  ...rateLimitConfigShape(),
+  LOG_LEVEL: doc(env.logLevel(), '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`'),
   API_VOCABULARY: apiVocabulary(),
-  REQUEST_BODY_LIMIT: env.int(1024 * 1024, 1024),
-  /** Check every JSON response against its route's schema, 500 on a mismatch (tests; ADR 0031). */
-  VALIDATE_RESPONSES: env.bool(false),
-  /** Shared HMAC keys of internal calls (`<id>:<secret>,…`; the first signs). docs/security.md */
-  INTERNAL_SIGNING_KEYS: env.parsed(
-    parseSigningKeys,
-    'is required: <id>:<secret> (32+ characters), shared by the gateway and every service',
+  REQUEST_BODY_LIMIT: doc(
+    env.int(1024 * 1024, 1024),
+    'JSON request body limit in bytes (policy code has its own 1 MiB limit; archive uploads are streamed)',
+    '`1048576` (at least `1024`)',
+  ),
+  VALIDATE_RESPONSES: validateResponsesEnv(),
+  INTERNAL_SIGNING_KEYS: doc(
+    env.parsed(
+      parseSigningKeys,
+      'is required: <id>:<secret> (32+ characters), shared by the gateway and every service',
+    ),
+    "the services' signing keys (the same value; [docs/security.md](security.md))",
   ),
 };
 
 /** `API_VOCABULARY`: `spec` (default) or `tfe`. */
 export function apiVocabulary() {
-  return z.enum(VOCABULARY_PROFILES, { message: 'must be spec or tfe' }).default('spec');
+  return doc(
+    z.enum(VOCABULARY_PROFILES, { message: 'must be spec or tfe' }).default('spec'),
+    "names in API responses: `spec` (the spec's: `kind_a`, `engine-build-worker-*`, …) or `tfe` (upstream's, for existing clients: [clients.md](clients.md)); input is read in either ([ADR 0020](adr/0020-vocabulary-profiles.md))",
+  );
+}
+
+/** Test mode: the gateway checks its own answers (ADR 0031). Not an operator setting. */
+export function validateResponsesEnv() {
+  return testOnly(
+    env.bool(false),
+    "test mode, not for production: check every JSON response against its route's schema and answer 500 with a log line on a mismatch (the e2e suite runs with it; [ADR 0031](adr/0031-exact-response-schemas.md))",
+  );
 }

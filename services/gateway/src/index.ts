@@ -1,5 +1,5 @@
 export { buildApp, type GatewayDeps } from './app.js';
-export { trustProxyEnv } from './config.js';
+export { gatewayConfigShape, rateLimitConfigShape, trustProxyEnv } from './config.js';
 export { createClients, type Clients, type ServiceAddresses } from './clients/index.js';
 export { MemoryPrincipalCache, type PrincipalCache } from './auth/principal-cache.js';
 export { createEdgeStores, type EdgeStores } from './edge-stores.js';

@@ -9,7 +9,6 @@ await runServiceMain('policy-sets', policySetsConfigShape, (config, shared) =>
     signingKeys: config.INTERNAL_SIGNING_KEYS,
     adminOrgsAddress: config.ADMIN_ORGS_ADDR,
     storageAddress: config.STORAGE_ADDR,
-    uploadUrlTtlMs: config.VERSION_UPLOAD_URL_TTL_SECONDS * 1000,
     migrateOnly: config.MIGRATE_ONLY,
   }),
 );

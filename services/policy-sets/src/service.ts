@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { env } from '@policyhub/config';
+import { documented as doc, env } from '@policyhub/config';
 import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
 import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
@@ -24,18 +24,17 @@ export interface PolicySetsOptions {
   adminOrgsAddress: string;
   /** storage gRPC address: upload sessions and archives of policy set versions. */
   storageAddress: string;
-  /** How long a version's upload URL works; default one hour (the spec). */
+  /** How long a version's upload URL works; one hour (the spec) unless a test shortens it. */
   uploadUrlTtlMs?: number | undefined;
   migrateOnly?: boolean;
 }
 
 export const POLICY_SETS_SCHEMA = 'policy_sets';
 
-/** policy-sets' own environment (README "Environment"). */
+/** policy-sets' own environment (docs/configuration.md is generated from it). */
 export const policySetsConfigShape = {
-  ADMIN_ORGS_ADDR: env.address('127.0.0.1:50051'),
-  STORAGE_ADDR: env.address('127.0.0.1:50054'),
-  VERSION_UPLOAD_URL_TTL_SECONDS: env.int(UPLOAD_WINDOW_MS / 1000, 1),
+  ADMIN_ORGS_ADDR: doc(env.address('127.0.0.1:50051'), 'admin-orgs gRPC'),
+  STORAGE_ADDR: doc(env.address('127.0.0.1:50054'), 'storage gRPC'),
 };
 
 export async function startPolicySets(options: PolicySetsOptions): Promise<RunningService> {

@@ -1,3 +1,9 @@
-export { startRuns, RUNS_SCHEMA, runsConfigShape, type RunsOptions } from './service.js';
+export {
+  startRuns,
+  RUNS_SCHEMA,
+  runsConfigShape,
+  runsProcessConfigShape,
+  type RunsOptions,
+} from './service.js';
 export type { ObjectStore, PolicySetSource, WorkspaceDirectory, WorkspaceInfo } from './domain/ports.js';
 export type { PolicySetSnapshot } from './domain/evaluation.js';

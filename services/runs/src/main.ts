@@ -1,35 +1,20 @@
-import { env } from '@policyhub/config';
-import { parseWorkerTokens } from '@policyhub/grpc-runtime';
 import { runServiceMain } from '@policyhub/service-kit';
-import { runsConfigShape, startRuns } from './service.js';
+import { runsProcessConfigShape, startRuns } from './service.js';
 
-await runServiceMain(
-  'runs',
-  {
-    ADMIN_ORGS_ADDR: env.address('127.0.0.1:50051'),
-    POLICY_SETS_ADDR: env.address('127.0.0.1:50052'),
-    STORAGE_ADDR: env.address('127.0.0.1:50054'),
-    /** Bearer tokens of evaluators (comma-separated; several during a rotation). */
-    EVALUATOR_TOKENS: env.parsed(parseWorkerTokens).optional(),
-    /** Bearer tokens of run executors (comma-separated). */
-    EXECUTOR_TOKENS: env.parsed(parseWorkerTokens).optional(),
-    ...runsConfigShape,
-  },
-  (config, shared) => {
-    if (!config.EVALUATOR_TOKENS?.length && !config.MIGRATE_ONLY) {
-      shared.logger.warn('EVALUATOR_TOKENS is not set: no evaluator can claim policy checks');
-    }
-    return startRuns({
-      ...shared,
-      databaseUrl: config.DATABASE_URL,
-      grpcAddress: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
-      signingKeys: config.INTERNAL_SIGNING_KEYS,
-      workerTokens: { evaluator: config.EVALUATOR_TOKENS, executor: config.EXECUTOR_TOKENS },
-      adminOrgsAddress: config.ADMIN_ORGS_ADDR,
-      policySetsAddress: config.POLICY_SETS_ADDR,
-      storageAddress: config.STORAGE_ADDR,
-      planMaxBytes: config.PLAN_MAX_BYTES,
-      migrateOnly: config.MIGRATE_ONLY,
-    });
-  },
-);
+await runServiceMain('runs', runsProcessConfigShape, (config, shared) => {
+  if (!config.EVALUATOR_TOKENS?.length && !config.MIGRATE_ONLY) {
+    shared.logger.warn('EVALUATOR_TOKENS is not set: no evaluator can claim policy checks');
+  }
+  return startRuns({
+    ...shared,
+    databaseUrl: config.DATABASE_URL,
+    grpcAddress: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+    signingKeys: config.INTERNAL_SIGNING_KEYS,
+    workerTokens: { evaluator: config.EVALUATOR_TOKENS, executor: config.EXECUTOR_TOKENS },
+    adminOrgsAddress: config.ADMIN_ORGS_ADDR,
+    policySetsAddress: config.POLICY_SETS_ADDR,
+    storageAddress: config.STORAGE_ADDR,
+    planMaxBytes: config.PLAN_MAX_BYTES,
+    migrateOnly: config.MIGRATE_ONLY,
+  });
+});

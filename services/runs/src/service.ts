@@ -1,7 +1,7 @@
-import { env } from '@policyhub/config';
+import { documented as doc, env } from '@policyhub/config';
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
-import { InternalAuth, type SigningKey, type WorkerRole } from '@policyhub/grpc-runtime';
+import { InternalAuth, parseWorkerTokens, type SigningKey, type WorkerRole } from '@policyhub/grpc-runtime';
 import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { grpcObjectStore } from './clients/object-store.js';
@@ -53,7 +53,29 @@ export const RUNS_SCHEMA = 'runs';
 
 /** The runs service's own variables (besides the shared ones); embedded mode reads them too. */
 export const runsConfigShape = {
-  PLAN_MAX_BYTES: env.int(DEFAULT_PLAN_MAX_BYTES, 1),
+  PLAN_MAX_BYTES: doc(
+    env.int(DEFAULT_PLAN_MAX_BYTES, 1),
+    "largest plan JSON taken by `PUT /plans/:id/json-output` (larger: 413; keep it ≤ storage's `OBJECT_MAX_BYTES`)",
+    '`104857600` (100 MiB)',
+  ),
+};
+
+/** Everything the runs process reads besides the shared service variables. */
+export const runsProcessConfigShape = {
+  ADMIN_ORGS_ADDR: doc(env.address('127.0.0.1:50051'), 'admin-orgs gRPC'),
+  POLICY_SETS_ADDR: doc(env.address('127.0.0.1:50052'), 'policy-sets gRPC'),
+  STORAGE_ADDR: doc(env.address('127.0.0.1:50054'), 'storage gRPC'),
+  EVALUATOR_TOKENS: doc(
+    env.parsed(parseWorkerTokens).optional(),
+    'evaluator tokens (≥ 32 characters, comma-separated during a rotation) accepted on the `PolicyEvaluator` API only',
+    'unset: no evaluator can connect (a warning at start)',
+  ),
+  EXECUTOR_TOKENS: doc(
+    env.parsed(parseWorkerTokens).optional(),
+    'executor tokens accepted on the `RunExecutor` API only',
+    'unset: the executor API refuses every call',
+  ),
+  ...runsConfigShape,
 };
 
 export function startRuns(options: RunsOptions): Promise<RunningService> {
