@@ -57,6 +57,7 @@ export const toRun = (r: RunView, principal: Principal | undefined): runsV1.Run 
   canComment: hasPermission(principal, r.organization, READ_RUNS, r.organization_id),
   planId: r.plan_id,
   configurationVersionId: r.configuration_version_id ?? undefined,
+  taskStageIds: r.task_stage_ids,
 });
 
 export const toPlan = (p: PlanRow): runsV1.Plan => ({
@@ -108,6 +109,7 @@ export const toRunEvent = (e: RunEventRow): runsV1.RunEvent => ({
   commentId: unlessEmpty(e.comment_id),
   policyCheckId: unlessEmpty(e.policy_check_id),
   createdAt: toTimestamp(e.created_at),
+  taskStageId: unlessEmpty(e.task_stage_id),
 });
 
 export const toComment = (c: CommentRow): runsV1.Comment => ({

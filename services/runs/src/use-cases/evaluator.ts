@@ -19,7 +19,7 @@ import { CHECK_STATUS, type CheckStatus, runStatusAfterCheck } from '../domain/p
 import { capReport, renderReport } from '../domain/report.js';
 import { RUN_STATUS } from '../domain/run-status.js';
 import type { Deps } from '../deps.js';
-import { checkTimestamps, moveRun, recordRunEvent } from './transitions.js';
+import { checkTimestamps, moveRun, recordRunEvent, runStatusAfterCheckAndStage } from './transitions.js';
 
 export interface EvaluationInput {
   check: PolicyCheckRow;
@@ -176,7 +176,7 @@ export class EvaluatorUseCases {
         output: capReport(report),
       });
       if (run?.status === RUN_STATUS.policyChecking)
-        await moveRun(tx, run, runStatusAfterCheck(status, run.plan_only));
+        await moveRun(tx, run, await runStatusAfterCheckAndStage(tx, run, status));
     });
     return { status, errorMessage: undefined };
   }
