@@ -89,4 +89,212 @@ describe('runs service: task stages and policy evaluations', () => {
     );
     await expect(h.stages.ListRunTaskStages({ runId: other.id }, outsider)).rejects.toThrow(/NOT_FOUND/);
   });
+
+  /** Claims work until `evaluationId` (an evaluation or a check) comes up; others are failed out of the way. */
+  async function claimEvaluation(evaluationId: string) {
+    for (let i = 0; i < 50; i++) {
+      const res = await h.evaluator.ClaimPolicyCheck({
+        evaluatorId: 'test',
+        leaseSeconds: 60,
+        includePolicyEvaluations: true,
+      });
+      if (!res.claimed) break;
+      if (res.lease!.policyCheckId === evaluationId) return res.lease!;
+      await h.evaluator.FailPolicyCheck({
+        policyCheckId: res.lease!.policyCheckId,
+        leaseToken: res.lease!.leaseToken,
+      });
+    }
+    throw new Error(`${evaluationId} was not claimable`);
+  }
+
+  type Result = 'passed' | 'failed' | 'errored';
+  async function evaluated(
+    sets: PolicySetSnapshot[],
+    results: Array<[set: string, policy: string, Result]>,
+    planOnly = false,
+  ) {
+    const run = await plannedRun(sets, planOnly);
+    const { taskStage } = await h.stages.GetTaskStage({ id: run.taskStageIds[0]! }, owner('acme'));
+    const evaluationId = taskStage!.policyEvaluationIds[0]!;
+    const lease = await claimEvaluation(evaluationId);
+    expect(lease.policyEvaluation).toBe(true);
+    const input = await h.evaluator.GetPolicyCheckInput({
+      policyCheckId: evaluationId,
+      leaseToken: lease.leaseToken,
+    });
+    const done = await h.evaluator.CompletePolicyCheck({
+      policyCheckId: evaluationId,
+      leaseToken: lease.leaseToken,
+      outcomes: results.map(([policySetId, policyName, result]) => ({
+        policySetId,
+        policyName,
+        passed: result === 'passed',
+        result: `EVALUATION_POLICY_RESULT_${result.toUpperCase()}` as 'EVALUATION_POLICY_RESULT_PASSED',
+        output: result === 'passed' ? [] : [`${policyName} says no`],
+      })),
+      durationMs: 5,
+    });
+    const stage = (await h.stages.GetTaskStage({ id: taskStage!.id }, owner('acme'))).taskStage!;
+    const after = (await h.runs.GetRun({ id: run.id }, owner('acme'))).run!;
+    return { run: after, stage, evaluationId, input, done };
+  }
+
+  it('sends an evaluation its sets with queries, the mandatory level and the tool version', async () => {
+    const { input, done, stage, run } = await evaluated(
+      [
+        opaSet('ps-in', [
+          ['a', 'hard-mandatory'],
+          ['b', 'advisory'],
+        ]),
+      ],
+      [
+        ['ps-in', 'a', 'passed'],
+        ['ps-in', 'b', 'failed'],
+      ],
+    );
+    expect(input.policySets[0]).toMatchObject({
+      kind: 'EVALUATION_POLICY_KIND_B',
+      policyToolVersion: '0.59.0',
+      policies: [
+        {
+          name: 'a',
+          enforcementLevel: 'EVALUATION_ENFORCEMENT_LEVEL_MANDATORY',
+          query: 'data.terraform.a.deny',
+        },
+        { name: 'b', enforcementLevel: 'EVALUATION_ENFORCEMENT_LEVEL_ADVISORY' },
+      ],
+    });
+    expect(done.evaluationStatus).toBe('passed');
+    expect(stage.status).toBe('TASK_STAGE_STATUS_PASSED');
+    expect(run.status).toBe('RUN_STATUS_POST_PLAN_COMPLETED');
+  });
+
+  it('waits for an override after a mandatory failure in an overridable set; the override lets the run go on', async () => {
+    const { stage, run, evaluationId } = await evaluated(
+      [opaSet('ps-ov', [['m', 'hard-mandatory']])],
+      [['ps-ov', 'm', 'failed']],
+    );
+    expect(stage.status).toBe('TASK_STAGE_STATUS_AWAITING_OVERRIDE');
+    expect(stage.isOverridable).toBe(true);
+    expect(run.status).toBe('RUN_STATUS_POST_PLAN_AWAITING_DECISION');
+    const { policySetOutcomes } = await h.stages.ListPolicySetOutcomes(
+      { policyEvaluationId: evaluationId, filters: [{ status: 'failed', enforcementLevel: 'mandatory' }] },
+      owner('acme'),
+    );
+    expect(policySetOutcomes[0]).toMatchObject({
+      policySetName: 'set-ps-ov',
+      outcomes: [{ policyName: 'm', status: 'failed', enforcementLevel: 'mandatory', output: ['m says no'] }],
+      resultCount: { mandatoryFailed: 1, passed: 0 },
+    });
+    const none = await h.stages.ListPolicySetOutcomes(
+      { policyEvaluationId: evaluationId, filters: [{ status: 'passed' }] },
+      owner('acme'),
+    );
+    expect(none.policySetOutcomes).toEqual([]);
+    const reader = member('acme', ['read-runs']);
+    await expect(h.stages.OverrideTaskStage({ id: stage.id }, reader)).rejects.toThrow(/NOT_FOUND/);
+    const { taskStage } = await h.stages.OverrideTaskStage(
+      { id: stage.id, comment: 'approved by CAB' },
+      owner('acme'),
+    );
+    expect(taskStage!.status).toBe('TASK_STAGE_STATUS_PASSED');
+    await expect(h.stages.OverrideTaskStage({ id: stage.id }, owner('acme'))).rejects.toThrow(
+      /not awaiting an override/,
+    );
+    const after = (await h.runs.GetRun({ id: run.id }, owner('acme'))).run!;
+    expect(after.status).toBe('RUN_STATUS_POST_PLAN_COMPLETED');
+    const { policyEvaluation } = await h.stages.GetPolicyEvaluation({ id: evaluationId }, owner('acme'));
+    expect(policyEvaluation!.status).toBe('POLICY_EVALUATION_STATUS_OVERRIDDEN');
+    const events = await h.runs.ListRunEvents({ runId: run.id }, owner('acme'));
+    expect(events.runEvents.at(-1)).toMatchObject({
+      action: 'RUN_EVENT_ACTION_POLICY_OVERRIDDEN',
+      description: 'approved by CAB',
+      actorUserId: 'user-owner',
+      taskStageId: stage.id,
+    });
+  });
+
+  it('stops the run after a mandatory failure in a set that does not allow overrides, or an errored policy', async () => {
+    const failed = await evaluated(
+      [opaSet('ps-no', [['m', 'hard-mandatory']], false)],
+      [['ps-no', 'm', 'failed']],
+    );
+    expect(failed.stage.status).toBe('TASK_STAGE_STATUS_FAILED');
+    expect(failed.run.status).toBe('RUN_STATUS_ERRORED');
+    const errored = await evaluated([opaSet('ps-err', [['x', 'advisory']])], [['ps-err', 'x', 'errored']]);
+    expect(errored.stage.status).toBe('TASK_STAGE_STATUS_ERRORED');
+    expect(errored.run.status).toBe('RUN_STATUS_ERRORED');
+  });
+
+  it('errors an evaluation whose outcomes miss a policy, and one the evaluator fails', async () => {
+    const missing = await evaluated(
+      [
+        opaSet('ps-miss', [
+          ['a', 'advisory'],
+          ['b', 'advisory'],
+        ]),
+      ],
+      [['ps-miss', 'a', 'passed']],
+    );
+    expect(missing.done.evaluationStatus).toBe('errored');
+    expect(missing.run.status).toBe('RUN_STATUS_ERRORED');
+    const { policySetOutcomes } = await h.stages.ListPolicySetOutcomes(
+      { policyEvaluationId: missing.evaluationId },
+      owner('acme'),
+    );
+    expect(policySetOutcomes[0]!.error).toMatch(/no outcome for set-ps-miss\/b/);
+
+    const run = await plannedRun([opaSet('ps-fail', [['a', 'advisory']])]);
+    const { taskStage } = await h.stages.GetTaskStage({ id: run.taskStageIds[0]! }, owner('acme'));
+    const lease = await claimEvaluation(taskStage!.policyEvaluationIds[0]!);
+    await h.evaluator.FailPolicyCheck({
+      policyCheckId: lease.policyCheckId,
+      leaseToken: lease.leaseToken,
+      errorMessage: 'no policy engine for kind_b (OPA) policy sets',
+    });
+    expect((await h.runs.GetRun({ id: run.id }, owner('acme'))).run!.status).toBe('RUN_STATUS_ERRORED');
+  });
+
+  it('lets a run with a check and a stage go on only when both allow it', async () => {
+    const run = await plannedRun([
+      policySet('ps-both-a', [['c', 'advisory']]),
+      opaSet('ps-both-b', [['d', 'advisory']]),
+    ]);
+    expect(run.status).toBe('RUN_STATUS_POLICY_CHECKING');
+    // Checks are handed out first: take this run's check now, complete it last.
+    const checkLease = await claimEvaluation(run.policyCheckIds[0]!);
+    const { taskStage } = await h.stages.GetTaskStage({ id: run.taskStageIds[0]! }, owner('acme'));
+    const lease = await claimEvaluation(taskStage!.policyEvaluationIds[0]!);
+    await h.evaluator.CompletePolicyCheck({
+      policyCheckId: lease.policyCheckId,
+      leaseToken: lease.leaseToken,
+      outcomes: [
+        {
+          policySetId: 'ps-both-b',
+          policyName: 'd',
+          passed: true,
+          result: 'EVALUATION_POLICY_RESULT_PASSED',
+        },
+      ],
+    });
+    // The stage passed, but the check is still queued: the run waits for it.
+    expect((await h.runs.GetRun({ id: run.id }, owner('acme'))).run!.status).toBe(
+      'RUN_STATUS_POLICY_CHECKING',
+    );
+    await h.evaluator.CompletePolicyCheck({
+      policyCheckId: checkLease.policyCheckId,
+      leaseToken: checkLease.leaseToken,
+      outcomes: [{ policySetId: 'ps-both-a', policyName: 'c', passed: true }],
+    });
+    expect((await h.runs.GetRun({ id: run.id }, owner('acme'))).run!.status).toBe(
+      'RUN_STATUS_POST_PLAN_COMPLETED',
+    );
+  });
+
+  it('does not hand evaluations to evaluators that do not take them', async () => {
+    await plannedRun([opaSet('ps-old', [['a', 'advisory']])]);
+    const res = await h.evaluator.ClaimPolicyCheck({ evaluatorId: 'old', leaseSeconds: 60 });
+    expect(res.lease?.policyEvaluation ?? false).toBe(false);
+  });
 });

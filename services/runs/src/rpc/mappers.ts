@@ -24,6 +24,7 @@ import { CV_STATUS, isCvUploadUsable } from '../domain/configuration-versions.js
 import { isOverridable } from '../domain/policy-check-status.js';
 import { OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';
 import { isFinalRunStatus } from '../domain/run-status.js';
+import { isPolicyEvaluationId } from '../use-cases/policy-evaluations.js';
 
 /**
  * Status word → when it was entered, in the order they happened (jsonb keeps keys in its own
@@ -154,4 +155,5 @@ export const toLease = (l: LeaseRow): runsV1.PolicyCheckLease => ({
   leaseToken: l.lease_token,
   expiresAt: toTimestamp(l.lease_expires_at),
   attempt: l.attempts,
+  policyEvaluation: isPolicyEvaluationId(l.id),
 });

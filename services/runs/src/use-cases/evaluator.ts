@@ -20,6 +20,7 @@ import { capReport, renderReport } from '../domain/report.js';
 import { RUN_STATUS } from '../domain/run-status.js';
 import type { Deps } from '../deps.js';
 import { checkTimestamps, moveRun, recordRunEvent, runStatusAfterCheckAndStage } from './transitions.js';
+import { PolicyEvaluationLeases, isPolicyEvaluationId } from './policy-evaluations.js';
 
 export interface EvaluationInput {
   check: PolicyCheckRow;
@@ -46,9 +47,12 @@ const leaseLost = () =>
 /** The evaluator protocol (internal API, no principal): claim, extend, input, complete, fail. */
 export class EvaluatorUseCases {
   private readonly checks: PolicyCheckRepository;
+  /** Policy evaluations (task stages) share this protocol; their ids say which calls are theirs. */
+  readonly evaluations: PolicyEvaluationLeases;
 
   constructor(private readonly deps: Deps) {
     this.checks = new PolicyCheckRepository(deps.db);
+    this.evaluations = new PolicyEvaluationLeases(deps);
   }
 
   /**
@@ -59,9 +63,17 @@ export class EvaluatorUseCases {
   async claim(
     evaluatorId: string | undefined,
     requestedSeconds: number | undefined,
+    includeEvaluations = false,
   ): Promise<LeaseRow | undefined> {
     const seconds = leaseSeconds(requestedSeconds);
     const owner = evaluatorId?.slice(0, 200) || 'anonymous';
+    const check = await this.claimCheck(owner, seconds);
+    // Checks first, then policy evaluations, for evaluators that take them.
+    if (check || !includeEvaluations) return check;
+    return this.evaluations.claim(owner, seconds, newLeaseToken());
+  }
+
+  private async claimCheck(owner: string, seconds: number): Promise<LeaseRow | undefined> {
     return this.deps.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
       for (let i = 0; i < MAX_CLAIMS * 2; i++) {
@@ -76,6 +88,7 @@ export class EvaluatorUseCases {
 
   async extend(checkId: string, token: string, requestedSeconds: number | undefined): Promise<LeaseRow> {
     const seconds = leaseSeconds(requestedSeconds);
+    if (isPolicyEvaluationId(checkId)) return this.evaluations.extend(checkId, token, seconds);
     return this.deps.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
       const check = requireLease(await checks.getForUpdate(checkId), token);
@@ -122,6 +135,7 @@ export class EvaluatorUseCases {
    * holder of the lease only: evaluators reach storage through runs and nothing else.
    */
   async readObject(checkId: string, token: string, key: string): Promise<AsyncIterable<Buffer>> {
+    if (isPolicyEvaluationId(checkId)) return this.evaluations.readObject(checkId, token, key);
     const check = requireLease(await this.checks.get(checkId), token);
     const run = await new RunRepository(this.deps.db).get(check.run_id);
     const sets = await this.checks.policySets(checkId);
@@ -215,6 +229,7 @@ export class EvaluatorUseCases {
     errorMessage: string | undefined,
     report: string | undefined,
   ): Promise<void> {
+    if (isPolicyEvaluationId(checkId)) return this.evaluations.fail(checkId, token, errorMessage);
     const found = requireLease(await this.checks.get(checkId), token);
     const message = errorMessage?.trim().slice(0, 10_000) || 'the evaluator reported an error';
     await this.deps.db.transaction(async (tx) => {
