@@ -33,7 +33,7 @@ export function runFacts(input: CheckInput): RunFacts {
     message: input.run?.message ?? '',
     speculative: input.run?.planOnly ?? false,
     organization: { name: input.organization },
-    workspace: { id: input.workspaceId },
+    workspace: { id: input.workspaceId, name: input.run?.workspaceName ?? undefined },
   };
 }
 
@@ -76,6 +76,7 @@ export async function prepareCheck(
       kind: evaluationPolicyKind.toWord(set.kind),
       parameters: { ...set.parameters },
       versionId: set.versionId ?? undefined,
+      toolVersion: set.policyToolVersion ?? undefined,
       archive,
       policies: set.policies.map((p) => ({
         id: p.id,
@@ -83,6 +84,7 @@ export async function prepareCheck(
         enforcementLevel: evaluationEnforcementLevel.toWord(p.enforcementLevel),
         // The protocol leaves `code` unset for a policy without source; engines get ''.
         code: p.code ?? '',
+        query: p.query ?? undefined,
       })),
     });
   }

@@ -27,6 +27,11 @@ export function reportable(evaluation: {
   for (const o of evaluation.outcomes) {
     const why = unstorableText(o.policySetId) ?? unstorableText(o.policyName);
     if (why) return refused(`a policy name it reported ${why}`);
+    const inText =
+      o.lines.map(unstorableText).find(Boolean) ??
+      unstorableText(o.query ?? '') ??
+      unstorableText(o.description ?? '');
+    if (inText) return refused(`the output of policy ${o.policyName} ${inText}`);
   }
   const inReport = unstorableText(evaluation.report);
   if (inReport) return refused(`its report ${inReport}`);

@@ -2,7 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { contracts, evaluationEnforcementLevel, policyCheckStatus, type runsV1 } from '@policyhub/contracts';
+import {
+  contracts,
+  evaluationEnforcementLevel,
+  evaluationPolicyResult,
+  policyCheckStatus,
+  type runsV1,
+} from '@policyhub/contracts';
 import { createClient, deadline, readServiceError, workerCredential } from '@policyhub/grpc-runtime';
 import type { Logger } from '@policyhub/telemetry';
 import { kindsOf, type PreparedCheck, prepareCheck } from './check-input.js';
@@ -106,6 +112,7 @@ export class EvaluatorWorker {
     const res = await this.client.ClaimPolicyCheck({
       evaluatorId: this.options.evaluatorId,
       leaseSeconds: this.options.leaseSeconds,
+      includePolicyEvaluations: true,
     });
     if (!res.claimed || !res.lease) return false;
     await this.evaluate(res.lease);
@@ -114,7 +121,12 @@ export class EvaluatorWorker {
 
   private async evaluate(lease: Lease): Promise<void> {
     const { logger } = this.options;
-    const log = logger.child({ policyCheckId: lease.policyCheckId, attempt: lease.attempt });
+    const log = logger.child(
+      lease.policyEvaluation
+        ? { policyEvaluationId: lease.policyCheckId, attempt: lease.attempt }
+        : { policyCheckId: lease.policyCheckId, attempt: lease.attempt },
+    );
+    const subject = lease.policyEvaluation ? 'policy evaluation' : 'check';
     const lost = new AbortController();
     const keepAlive = this.keepLeaseAlive(lease, lost);
     const ref = { policyCheckId: lease.policyCheckId, leaseToken: lease.leaseToken };
@@ -128,7 +140,7 @@ export class EvaluatorWorker {
         if (remote.code !== 'RUNS_PLAN_MISSING' && remote.code !== 'RUNS_POLICY_ARCHIVE_MISSING') throw err;
         // Nothing can bring the input back: decide now rather than after five leases.
         const message = remote.items.map((i) => i.detail ?? i.title).join('; ') || remote.details;
-        log.warn({ error: message }, 'the check cannot be evaluated; reporting it as errored');
+        log.warn({ error: message }, `the ${subject} cannot be evaluated; reporting it as errored`);
         await this.client.FailPolicyCheck({ ...ref, ...reportableFailure(message, undefined) });
         return;
       }
@@ -141,13 +153,13 @@ export class EvaluatorWorker {
         return;
       }
       if ('error' in outcome) {
-        log.warn({ error: outcome.error }, 'evaluation failed; reporting the check as errored');
+        log.warn({ error: outcome.error }, `evaluation failed; reporting the ${subject} as errored`);
         await this.client.FailPolicyCheck({ ...ref, ...reportableFailure(outcome.error, outcome.report) });
         return;
       }
       const result = reportable(outcome);
       if ('error' in result) {
-        log.warn({ error: result.error }, 'the engine result cannot be reported; the check is errored');
+        log.warn({ error: result.error }, `the engine result cannot be reported; the ${subject} is errored`);
         const report = `Policy check errored: ${result.error}\n`;
         await this.client.FailPolicyCheck({ ...ref, ...reportableFailure(result.error, report) });
         return;
@@ -155,31 +167,40 @@ export class EvaluatorWorker {
       try {
         const done = await this.client.CompletePolicyCheck({
           ...ref,
-          // An errored policy counts as failed at its level in a policy check, as upstream does.
+          // An errored policy counts as failed at its level in a policy check, as upstream does;
+          // a policy evaluation keeps it errored (`result`), with the lines that explain it.
           outcomes: result.outcomes.map((o) => ({
             policySetId: o.policySetId,
             policyName: o.policyName,
             passed: o.result === 'passed',
             enforcementLevel: o.enforcementLevel && evaluationEnforcementLevel.fromWord(o.enforcementLevel),
+            result: evaluationPolicyResult.fromKnownWord(o.result),
+            output: o.lines,
+            query: o.query,
+            description: o.description,
           })),
           report: result.report,
           durationMs,
           engineDetailsJson: result.detailsJson,
         });
-        if (done.status === 'POLICY_CHECK_STATUS_ERRORED') {
+        if (done.errorMessage) {
           log.warn(
             { error: done.errorMessage },
-            'runs refused the evaluation as incomplete; the check is errored',
+            `runs refused the evaluation as incomplete; the ${subject} is errored`,
           );
         } else {
-          log.info({ status: policyCheckStatus.toWord(done.status), durationMs }, 'policy check evaluated');
+          const status = done.evaluationStatus ?? policyCheckStatus.toWord(done.status);
+          log.info(
+            { status, durationMs },
+            `${lease.policyEvaluation ? 'policy evaluation' : 'policy check'} evaluated`,
+          );
         }
       } catch (err) {
         const remote = readServiceError(err);
         if (remote.status !== grpc.status.INVALID_ARGUMENT) throw err;
         // The engine's answer cannot be taken (e.g. details that are not a JSON object).
         const problems = remote.items.map((i) => i.detail ?? i.title).join('; ') || remote.details;
-        log.warn({ problems }, 'runs rejected the engine result; reporting the check as errored');
+        log.warn({ problems }, `runs rejected the engine result; reporting the ${subject} as errored`);
         await this.client.FailPolicyCheck({
           ...ref,
           ...reportableFailure(`the engine's result does not match the policy check: ${problems}`, undefined),
@@ -187,7 +208,7 @@ export class EvaluatorWorker {
       }
     } catch (err) {
       if (readServiceError(err).code === 'RUNS_LEASE_LOST') {
-        log.warn('lease lost; another evaluator holds the check now');
+        log.warn(`lease lost; another evaluator holds the ${subject} now`);
         return;
       }
       throw err;

@@ -10,6 +10,7 @@ import { executorHandlers } from './rpc/executor.js';
 import { planHandlers } from './rpc/plans.js';
 import { policyCheckHandlers } from './rpc/policy-checks.js';
 import { runHandlers } from './rpc/runs.js';
+import { taskStageHandlers } from './rpc/task-stages.js';
 import { CommentUseCases } from './use-cases/comments.js';
 import { ConfigurationVersionUseCases } from './use-cases/configuration-versions.js';
 import { EvaluatorUseCases } from './use-cases/evaluator.js';
@@ -17,6 +18,7 @@ import { ExecutorUseCases } from './use-cases/executor.js';
 import { PlanUseCases } from './use-cases/plans.js';
 import { PolicyCheckUseCases } from './use-cases/policy-checks.js';
 import { RunUseCases } from './use-cases/runs.js';
+import { TaskStageUseCases } from './use-cases/task-stages.js';
 
 /** Adds every runs gRPC service to an unbound server (tests bind it on port 0). */
 export function registerRuns(server: grpc.Server, service: ServiceDeps, deps: Deps): void {
@@ -31,6 +33,7 @@ export function registerRuns(server: grpc.Server, service: ServiceDeps, deps: De
     v1.PolicyChecks.service,
     implement(policyCheckHandlers(new PolicyCheckUseCases(deps)), opts),
   );
+  server.addService(v1.TaskStages.service, implement(taskStageHandlers(new TaskStageUseCases(deps)), opts));
   server.addService(
     v1.ConfigurationVersions.service,
     implement(configurationVersionHandlers(new ConfigurationVersionUseCases(deps), opts), opts),

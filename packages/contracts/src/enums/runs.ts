@@ -12,6 +12,9 @@ export const runStatus = enumMapping('RunStatus', {
   RUN_STATUS_POLICY_SOFT_FAILED: 'policy_soft_failed',
   RUN_STATUS_ERRORED: 'errored',
   RUN_STATUS_CANCELED: 'canceled',
+  RUN_STATUS_POST_PLAN_RUNNING: 'post_plan_running',
+  RUN_STATUS_POST_PLAN_AWAITING_DECISION: 'post_plan_awaiting_decision',
+  RUN_STATUS_POST_PLAN_COMPLETED: 'post_plan_completed',
 } as const satisfies EnumWords<runsV1.RunStatus__Output>);
 
 export const runEventAction = enumMapping('RunEventAction', {
@@ -62,4 +65,32 @@ export const evaluationEnforcementLevel = enumMapping('EvaluationEnforcementLeve
   EVALUATION_ENFORCEMENT_LEVEL_ADVISORY: 'advisory',
   EVALUATION_ENFORCEMENT_LEVEL_SOFT_MANDATORY: 'soft-mandatory',
   EVALUATION_ENFORCEMENT_LEVEL_HARD_MANDATORY: 'hard-mandatory',
+  EVALUATION_ENFORCEMENT_LEVEL_MANDATORY: 'mandatory',
 } as const satisfies EnumWords<runsV1.EvaluationEnforcementLevel__Output>);
+
+export const evaluationPolicyResult = enumMapping('EvaluationPolicyResult', {
+  EVALUATION_POLICY_RESULT_PASSED: 'passed',
+  EVALUATION_POLICY_RESULT_FAILED: 'failed',
+  EVALUATION_POLICY_RESULT_ERRORED: 'errored',
+} as const satisfies EnumWords<runsV1.EvaluationPolicyResult__Output>);
+
+export const taskStageStatus = enumMapping('TaskStageStatus', {
+  TASK_STAGE_STATUS_PENDING: 'pending',
+  TASK_STAGE_STATUS_RUNNING: 'running',
+  TASK_STAGE_STATUS_PASSED: 'passed',
+  TASK_STAGE_STATUS_FAILED: 'failed',
+  TASK_STAGE_STATUS_AWAITING_OVERRIDE: 'awaiting_override',
+  TASK_STAGE_STATUS_ERRORED: 'errored',
+  TASK_STAGE_STATUS_CANCELED: 'canceled',
+} as const satisfies EnumWords<runsV1.TaskStageStatus__Output>);
+
+export const policyEvaluationStatus = enumMapping('PolicyEvaluationStatus', {
+  POLICY_EVALUATION_STATUS_PENDING: 'pending',
+  POLICY_EVALUATION_STATUS_QUEUED: 'queued',
+  POLICY_EVALUATION_STATUS_RUNNING: 'running',
+  POLICY_EVALUATION_STATUS_PASSED: 'passed',
+  POLICY_EVALUATION_STATUS_FAILED: 'failed',
+  POLICY_EVALUATION_STATUS_OVERRIDDEN: 'overridden',
+  POLICY_EVALUATION_STATUS_ERRORED: 'errored',
+  POLICY_EVALUATION_STATUS_CANCELED: 'canceled',
+} as const satisfies EnumWords<runsV1.PolicyEvaluationStatus__Output>);

@@ -107,6 +107,10 @@ export interface PolicyOutcome {
   lines: string[];
   /** The report's heading shows this instead of the name (e.g. `restrict-s3.sentinel`). */
   heading?: string | undefined;
+  /** kind_b: the query that was evaluated (policy evaluations show it). */
+  query?: string | undefined;
+  /** The policy's description, when its configuration gives one. */
+  description?: string | undefined;
 }
 
 /**

@@ -40,7 +40,7 @@ export class EngineRegistry {
     if (this.forEveryKind) return [`every kind: ${this.forEveryKind.describe()}`];
     return [...this.byKind].map(([kind, entry]) =>
       'problem' in entry
-        ? `${kind}: no engine (${entry.problem}); checks with ${kind} sets end errored until one is installed`
+        ? `${kind}: no engine (${entry.problem}); ${WITHOUT_ENGINE[kind] ?? `${kind} sets`} end errored and stop their runs until one is installed`
         : `${kind}: ${entry.describe()}`,
     );
   }
@@ -59,6 +59,12 @@ export async function detectEngines(
   const [sentinel, opa] = await Promise.all([detectSentinel(env), detectOpa(env)]);
   return EngineRegistry.of({ kind_a: sentinel, kind_b: opa });
 }
+
+/** What ends errored when a kind has no engine (banner wording). */
+const WITHOUT_ENGINE: Partial<Record<PolicyKind, string>> = {
+  kind_a: 'policy checks and agent-mode policy evaluations of kind_a sets',
+  kind_b: 'policy evaluations of kind_b sets',
+};
 
 /** The explanation a check gets when no engine can evaluate one of its kinds. */
 export function missingEngineMessage(kind: string, problem: string | undefined): string {

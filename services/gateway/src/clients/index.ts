@@ -27,6 +27,7 @@ export function createClients(addresses: ServiceAddresses, credential: ClientCre
     runs: createClient(pkg.runs.v1.Runs, addresses.runs, credential),
     comments: createClient(pkg.runs.v1.Comments, addresses.runs, credential),
     policyChecks: createClient(pkg.runs.v1.PolicyChecks, addresses.runs, credential),
+    taskStages: createClient(pkg.runs.v1.TaskStages, addresses.runs, credential),
     configurationVersions: createClient(pkg.runs.v1.ConfigurationVersions, addresses.runs, credential),
     plans: createClient(pkg.runs.v1.Plans, addresses.runs, credential),
   };

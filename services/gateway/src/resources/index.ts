@@ -22,6 +22,12 @@ import { POLICY_SET } from './policy-sets/schema.js';
 import { registerPolicySetVersionRoutes } from './policy-set-versions/routes.js';
 import { POLICY_SET_VERSION } from './policy-set-versions/schema.js';
 import { registerPolicyCheckRoutes } from './policy-checks/routes.js';
+import { registerPolicyEvaluationRoutes } from './policy-evaluations/routes.js';
+import { POLICY_EVALUATION } from './policy-evaluations/schema.js';
+import { registerPolicySetOutcomeRoutes } from './policy-set-outcomes/routes.js';
+import { POLICY_SET_OUTCOME } from './policy-set-outcomes/schema.js';
+import { registerTaskStageRoutes } from './task-stages/routes.js';
+import { TASK_STAGE } from './task-stages/schema.js';
 import { POLICY_CHECK } from './policy-checks/schema.js';
 import { registerProjectRoutes } from './projects/routes.js';
 import { PROJECT } from './projects/schema.js';
@@ -57,6 +63,9 @@ export function registerResources(app: Api, ctx: RouteContext): void {
   registerRunEventRoutes(app, ctx);
   registerCommentRoutes(app, ctx);
   registerPolicyCheckRoutes(app, ctx);
+  registerTaskStageRoutes(app, ctx);
+  registerPolicyEvaluationRoutes(app, ctx);
+  registerPolicySetOutcomeRoutes(app, ctx);
 }
 
 /**
@@ -72,11 +81,14 @@ export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
   PLAN,
   POLICY,
   POLICY_CHECK,
+  POLICY_EVALUATION,
   POLICY_SET,
+  POLICY_SET_OUTCOME,
   POLICY_SET_VERSION,
   PROJECT,
   RUN,
   RUN_EVENT,
+  TASK_STAGE,
   TEAM,
   USER,
   WORKSPACE,

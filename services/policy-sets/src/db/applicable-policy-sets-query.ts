@@ -11,6 +11,8 @@ export interface ApplicableSetRow {
   current_version_id: string | null;
   current_version_object_key: string | null;
   policies_path: string | null;
+  description: string | null;
+  policy_tool_version: string;
 }
 
 export interface ApplicablePolicyRow {
@@ -19,6 +21,8 @@ export interface ApplicablePolicyRow {
   name: string;
   enforcement_level: EnforcementLevel;
   code: Buffer | null;
+  query: string | null;
+  description: string | null;
 }
 
 export interface ApplicableQuery {
@@ -41,7 +45,8 @@ export async function findApplicablePolicySets(
 ): Promise<{ sets: ApplicableSetRow[]; policies: ApplicablePolicyRow[] }> {
   const { rows: sets } = await db.query<ApplicableSetRow>(
     `SELECT ps.id, ps.name, ps.kind, ps.overridable, ps.agent_enabled, ps.current_version_id,
-            v.object_key AS current_version_object_key, ps.policies_path
+            v.object_key AS current_version_object_key, ps.policies_path,
+            ps.description, ps.policy_tool_version
        FROM policy_sets ps
        LEFT JOIN policy_set_versions v ON v.id = ps.current_version_id
       WHERE ${inOrganization('ps', 1, 5)}
@@ -57,7 +62,7 @@ export async function findApplicablePolicySets(
   );
   if (sets.length === 0) return { sets, policies: [] };
   const { rows: policies } = await db.query<ApplicablePolicyRow>(
-    `SELECT r.policy_set_id, p.id, p.name, p.enforcement_level, p.code
+    `SELECT r.policy_set_id, p.id, p.name, p.enforcement_level, p.code, p.query, p.description
        FROM policy_set_policies r JOIN policies p ON p.id = r.policy_id
       WHERE r.policy_set_id = ANY($1)
       ORDER BY r.policy_set_id, r.position`,

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { readArchiveFile } from '@policyhub/archive-reader';
 import { isAppError } from '@policyhub/errors';
 import type { DeclaredPolicy } from '../domain/evaluation.js';
+import { OPA_CONFIG_FILES, type OpaPolicyBlock, opaPolicies } from '../domain/opa-config.js';
 import {
   SENTINEL_CONFIG_FILE,
   type SentinelPolicyBlock,
@@ -57,3 +58,37 @@ export async function declaredArchivePolicies(
 }
 
 export type { DeclaredPolicy };
+
+/**
+ * The policies a kind_b archive declares (`policies.hcl`, else `policies.json`, under
+ * `policiesPath`), or a string saying why they cannot be known. `open` opens the archive again
+ * for each file tried (archives are streamed, never held).
+ */
+export async function declaredOpaArchivePolicies(
+  open: () => AsyncIterable<Buffer> | NodeJS.ReadableStream,
+  policiesPath: string,
+): Promise<OpaPolicyBlock[] | string> {
+  for (const name of OPA_CONFIG_FILES) {
+    const path = policiesPath ? `${policiesPath}/${name}` : name;
+    let text: Buffer | undefined;
+    try {
+      text = await readArchiveFile(open(), path);
+    } catch (err) {
+      if (isAppError(err)) {
+        if (err.kind === 'not_found') return 'its archive is gone';
+        throw err;
+      }
+      return `its archive cannot be read: ${(err as Error).message}`;
+    }
+    if (!text) continue;
+    try {
+      const parsed = name.endsWith('.hcl')
+        ? await parseSentinelConfig(text.toString('utf8'), path)
+        : JSON.parse(text.toString('utf8'));
+      return opaPolicies(parsed);
+    } catch (err) {
+      return `${path}: ${(err as Error).message}`;
+    }
+  }
+  return `its archive has no ${OPA_CONFIG_FILES.join(' or ')} ${policiesPath ? `in ${policiesPath}` : 'at its root'}`;
+}

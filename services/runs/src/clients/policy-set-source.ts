@@ -11,8 +11,8 @@ import type { PolicySetSource, WorkspaceInfo } from '../domain/ports.js';
 import { dependencyFailure } from './dependency-errors.js';
 
 /**
- * Applicable sets from policy-sets. Only kind_a sets that do not run in an agent become part of a
- * policy check (agent-enabled sets are evaluated as "policy evaluations" upstream, not here).
+ * Applicable sets of every kind from policy-sets: kind_a sets outside agents become part of the
+ * policy check, the others part of the run's task stage (domain/task-stages.ts decides).
  */
 export function grpcPolicySetSource(
   address: string,
@@ -28,12 +28,11 @@ export function grpcPolicySetSource(
           organizationId: workspace.organizationId || undefined,
           workspaceId: workspace.id,
           projectId: workspace.projectId || undefined,
-          kind: 'POLICY_KIND_A',
         });
       } catch (err) {
         return dependencyFailure('policy-sets', err);
       }
-      return res.policySets.filter((s) => s.kind === 'POLICY_KIND_A' && !s.agentEnabled).map(toSnapshot);
+      return res.policySets.map(toSnapshot);
     },
     close: () => client.close(),
   };
@@ -52,10 +51,16 @@ function toSnapshot(s: policysetsV1.ApplicablePolicySet__Output): PolicySetSnaps
       enforcementLevel: kindALevel(enforcementLevel.toWord(p.enforcementLevel)),
       // The snapshot's own convention (runs' domain): "" = no code, no archive.
       code: p.code ?? '',
+      query: p.query ?? undefined,
+      description: p.description ?? undefined,
     })),
     archiveObjectKey: s.currentVersionObjectKey ?? '',
     versionId: s.currentVersionId ?? '',
     policiesPath: s.policiesPath,
+    agentEnabled: s.agentEnabled,
+    overridable: s.overridable,
+    description: s.description ?? undefined,
+    toolVersion: s.policyToolVersion || undefined,
   };
 }
 

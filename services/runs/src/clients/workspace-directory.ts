@@ -19,6 +19,7 @@ export function grpcWorkspaceDirectory(
           organization: ws.organization,
           organizationId: ws.organizationId,
           projectId: ws.projectId,
+          name: ws.name,
         };
       } catch (err) {
         if (readServiceError(err).status === grpc.status.NOT_FOUND) return undefined;

@@ -9,6 +9,7 @@ export interface RunEventRow {
   actor_user_id: string;
   comment_id: string | null;
   policy_check_id: string | null;
+  task_stage_id: string | null;
   created_at: string;
   /** The run's organization, for authorization. */
   organization: string;
@@ -23,6 +24,7 @@ export interface NewRunEvent {
   actorUserId?: string;
   commentId?: string;
   policyCheckId?: string;
+  taskStageId?: string;
 }
 
 const SELECT = `SELECT e.*, r.organization, r.organization_id FROM run_events e JOIN runs r ON r.id = e.run_id`;
@@ -32,8 +34,9 @@ export class RunEventRepository {
 
   async insert(e: NewRunEvent): Promise<void> {
     await this.db.query(
-      `INSERT INTO run_events (id, run_id, action, description, actor_user_id, comment_id, policy_check_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO run_events (id, run_id, action, description, actor_user_id, comment_id, policy_check_id,
+                               task_stage_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         e.id,
         e.runId,
@@ -42,6 +45,7 @@ export class RunEventRepository {
         e.actorUserId ?? '',
         e.commentId ?? null,
         e.policyCheckId ?? null,
+        e.taskStageId ?? null,
       ],
     );
   }

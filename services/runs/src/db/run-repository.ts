@@ -25,6 +25,7 @@ export interface RunView extends RunRow {
   comment_ids: string[];
   run_event_ids: string[];
   plan_id: string;
+  task_stage_ids: string[];
 }
 
 // One statement for any number of runs: the relationship ids come from correlated subqueries
@@ -34,7 +35,8 @@ const VIEW = `
     COALESCE((SELECT array_agg(c.id ORDER BY c.created_at, c.id) FROM policy_checks c WHERE c.run_id = r.id), '{}') AS policy_check_ids,
     COALESCE((SELECT array_agg(m.id ORDER BY m.created_at, m.id) FROM comments m WHERE m.run_id = r.id), '{}') AS comment_ids,
     COALESCE((SELECT array_agg(e.id ORDER BY e.created_at, e.id) FROM run_events e WHERE e.run_id = r.id), '{}') AS run_event_ids,
-    (SELECT p.id FROM plans p WHERE p.run_id = r.id) AS plan_id
+    (SELECT p.id FROM plans p WHERE p.run_id = r.id) AS plan_id,
+    COALESCE((SELECT array_agg(s.id ORDER BY s.created_at, s.id) FROM task_stages s WHERE s.run_id = r.id), '{}') AS task_stage_ids
   FROM runs r`;
 const VIEW_WITH_TOTAL = VIEW.replace('SELECT r.*,', 'SELECT r.*, count(*) OVER () AS total,');
 

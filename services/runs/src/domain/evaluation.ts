@@ -7,9 +7,12 @@ export interface PolicySnapshot {
   name: string;
   enforcementLevel: EnforcementLevel;
   code: string;
+  /** kind_b: the query naming the rule that decides. */
+  query?: string | undefined;
+  description?: string | undefined;
 }
 
-/** A kind_a policy set as it applied when the plan finished: the evaluator's input. */
+/** A policy set as it applied when the plan finished: the evaluator's input. */
 export interface PolicySetSnapshot {
   id: string;
   name: string;
@@ -21,6 +24,12 @@ export interface PolicySetSnapshot {
   versionId: string;
   /** Archive directory of the framework's configuration file (`policies-path`); absent or empty: the root. */
   policiesPath?: string;
+  /** kind_a sets evaluated by an agent go to policy evaluations, not checks. */
+  agentEnabled?: boolean | undefined;
+  overridable?: boolean | undefined;
+  description?: string | undefined;
+  /** `policy-tool-version`; absent or empty: latest. */
+  toolVersion?: string | undefined;
 }
 
 /** A policy an archive's configuration file declares, with its level (advisory when unset). */

@@ -7,6 +7,8 @@ export interface WorkspaceInfo {
   /** The organization's immutable id (admin-orgs' external id). */
   organizationId: string;
   projectId: string;
+  /** The workspace's name (what engines show as the run's workspace); absent when unknown. */
+  name?: string | undefined;
 }
 
 export interface WorkspaceDirectory {
@@ -15,7 +17,7 @@ export interface WorkspaceDirectory {
 }
 
 export interface PolicySetSource {
-  /** The kind_a sets that apply to the workspace now, as snapshots for a check. */
+  /** The sets of every kind that apply to the workspace now, as snapshots for a check or a stage. */
   applicableSets(workspace: WorkspaceInfo): Promise<PolicySetSnapshot[]>;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Run statuses this system uses (a subset of upstream's). Runs enter `pending`; the
- * executor's plan report moves them to `policy_checking` (a check was created) or `planned` (no
- * kind_a set applies); the check's outcome moves them on.
+ * executor's plan report moves them to `policy_checking` (a check was created), `post_plan_running`
+ * (only a task stage was) or `planned` (no set applies); the check's outcome, then the stage's,
+ * move them on.
  */
 export const RUN_STATUS = {
   pending: 'pending',
@@ -12,6 +13,9 @@ export const RUN_STATUS = {
   policySoftFailed: 'policy_soft_failed',
   errored: 'errored',
   canceled: 'canceled',
+  postPlanRunning: 'post_plan_running',
+  postPlanAwaitingDecision: 'post_plan_awaiting_decision',
+  postPlanCompleted: 'post_plan_completed',
 } as const;
 export type RunStatus = (typeof RUN_STATUS)[keyof typeof RUN_STATUS];
 

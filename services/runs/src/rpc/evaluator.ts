@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import {
   evaluationEnforcementLevel,
   evaluationPolicyKind,
+  evaluationPolicyResult,
   policyCheckStatus,
   type runsV1,
   toTimestamp,
@@ -9,6 +10,8 @@ import {
 import { type Handlers, type ImplementOptions, serveStream, streaming } from '@policyhub/grpc-runtime';
 import type { ObjectInfo } from '../domain/ports.js';
 import type { EvaluatorUseCases } from '../use-cases/evaluator.js';
+import type { PolicySetSnapshot } from '../domain/evaluation.js';
+import { isPolicyEvaluationId } from '../use-cases/policy-evaluations.js';
 import { toLease } from './mappers.js';
 
 export function evaluatorHandlers(
@@ -17,13 +20,30 @@ export function evaluatorHandlers(
 ): Handlers<runsV1.PolicyEvaluatorHandlers> {
   return {
     async ClaimPolicyCheck(req) {
-      const lease = await evaluator.claim(req.evaluatorId, req.leaseSeconds);
+      const lease = await evaluator.claim(req.evaluatorId, req.leaseSeconds, req.includePolicyEvaluations);
       return lease ? { claimed: true, lease: toLease(lease) } : { claimed: false, lease: null };
     },
     async ExtendPolicyCheckLease(req) {
       return { lease: toLease(await evaluator.extend(req.policyCheckId, req.leaseToken, req.leaseSeconds)) };
     },
     async GetPolicyCheckInput(req) {
+      if (isPolicyEvaluationId(req.policyCheckId)) {
+        const input = await evaluator.evaluations.input(req.policyCheckId, req.leaseToken);
+        return {
+          policyCheckId: input.evaluation.id,
+          runId: input.evaluation.run_id,
+          organization: input.evaluation.organization,
+          workspaceId: input.evaluation.workspace_id,
+          plan: toReference(input.plan),
+          run: {
+            createdAt: toTimestamp(input.run.created_at),
+            message: input.run.message,
+            planOnly: input.run.plan_only,
+            workspaceName: input.evaluation.workspace_name || undefined,
+          },
+          policySets: input.policySets.map(toEvaluationSet),
+        };
+      }
       const input = await evaluator.input(req.policyCheckId, req.leaseToken);
       return {
         policyCheckId: input.check.id,
@@ -36,21 +56,7 @@ export function evaluatorHandlers(
           message: input.run.message,
           planOnly: input.run.plan_only,
         },
-        policySets: input.policySets.map((s) => ({
-          id: s.id,
-          name: s.name,
-          kind: evaluationPolicyKind.fromKnownWord(s.kind),
-          parameters: s.parameters,
-          policies: s.policies.map((p) => ({
-            id: p.id,
-            name: p.name,
-            enforcementLevel: evaluationEnforcementLevel.fromKnownWord(p.enforcementLevel),
-            code: p.code || undefined,
-          })),
-          archive: s.archive ? toReference(s.archive) : null,
-          versionId: s.versionId || undefined,
-          policiesPath: s.policiesPath || undefined,
-        })),
+        policySets: input.policySets.map(toEvaluationSet),
       };
     },
     ReadPolicyCheckObject: streaming(
@@ -65,6 +71,31 @@ export function evaluatorHandlers(
         ),
     ),
     async CompletePolicyCheck(req) {
+      if (isPolicyEvaluationId(req.policyCheckId)) {
+        const { status, errorMessage } = await evaluator.evaluations.complete(
+          req.policyCheckId,
+          req.leaseToken,
+          req.outcomes.map((o) => ({
+            policySetId: o.policySetId,
+            policyName: o.policyName,
+            // An evaluator that does not send `result` said passed or failed.
+            result:
+              o.result === 'EVALUATION_POLICY_RESULT_UNSPECIFIED'
+                ? o.passed
+                  ? 'passed'
+                  : 'failed'
+                : evaluationPolicyResult.toWord(o.result),
+            output: o.output.slice(0, 1000).map((line) => line.slice(0, 64 * 1024)),
+            query: o.query ?? undefined,
+            description: o.description ?? undefined,
+          })),
+        );
+        return {
+          status: EVALUATION_AS_CHECK_STATUS[status] ?? 'POLICY_CHECK_STATUS_ERRORED',
+          errorMessage,
+          evaluationStatus: status,
+        };
+      }
       // The reported enforcement levels are informational: the check's own levels count.
       const { status, errorMessage } = await evaluator.complete(req.policyCheckId, req.leaseToken, {
         outcomes: req.outcomes.map((o) => ({
@@ -86,3 +117,29 @@ export function evaluatorHandlers(
 }
 
 const toReference = (o: ObjectInfo) => ({ key: o.key, sizeBytes: o.sizeBytes, sha256: o.sha256 });
+
+/** The nearest check status of a decided evaluation (its own word is in `evaluation_status`). */
+const EVALUATION_AS_CHECK_STATUS: Record<string, runsV1.PolicyCheckStatus> = {
+  passed: 'POLICY_CHECK_STATUS_PASSED',
+  failed: 'POLICY_CHECK_STATUS_HARD_FAILED',
+  errored: 'POLICY_CHECK_STATUS_ERRORED',
+};
+
+const toEvaluationSet = (s: PolicySetSnapshot & { archive: ObjectInfo | undefined }) => ({
+  id: s.id,
+  name: s.name,
+  kind: evaluationPolicyKind.fromKnownWord(s.kind),
+  parameters: s.parameters,
+  policies: s.policies.map((p) => ({
+    id: p.id,
+    name: p.name,
+    enforcementLevel: evaluationEnforcementLevel.fromKnownWord(p.enforcementLevel),
+    code: p.code || undefined,
+    query: p.query || undefined,
+    description: p.description || undefined,
+  })),
+  archive: s.archive ? toReference(s.archive) : null,
+  versionId: s.versionId || undefined,
+  policiesPath: s.policiesPath || undefined,
+  policyToolVersion: s.toolVersion || undefined,
+});

@@ -24,6 +24,7 @@ import { CV_STATUS, isCvUploadUsable } from '../domain/configuration-versions.js
 import { isOverridable } from '../domain/policy-check-status.js';
 import { CREATE_RUNS, OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';
 import { isFinalRunStatus } from '../domain/run-status.js';
+import { isPolicyEvaluationId } from '../use-cases/policy-evaluations.js';
 
 /**
  * Status word → when it was entered, in the order they happened (jsonb keeps keys in its own
@@ -57,6 +58,7 @@ export const toRun = (r: RunView, principal: Principal | undefined): runsV1.Run 
   canComment: hasPermission(principal, r.organization, READ_RUNS, r.organization_id),
   planId: r.plan_id,
   configurationVersionId: r.configuration_version_id ?? undefined,
+  taskStageIds: r.task_stage_ids,
 });
 
 export const toPlan = (p: PlanRow): runsV1.Plan => ({
@@ -113,6 +115,7 @@ export const toRunEvent = (e: RunEventRow): runsV1.RunEvent => ({
   commentId: unlessEmpty(e.comment_id),
   policyCheckId: unlessEmpty(e.policy_check_id),
   createdAt: toTimestamp(e.created_at),
+  taskStageId: unlessEmpty(e.task_stage_id),
 });
 
 export const toComment = (c: CommentRow): runsV1.Comment => ({
@@ -157,4 +160,5 @@ export const toLease = (l: LeaseRow): runsV1.PolicyCheckLease => ({
   leaseToken: l.lease_token,
   expiresAt: toTimestamp(l.lease_expires_at),
   attempt: l.attempts,
+  policyEvaluation: isPolicyEvaluationId(l.id),
 });

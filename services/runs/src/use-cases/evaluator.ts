@@ -21,7 +21,8 @@ import { CHECK_STATUS, type CheckStatus, runStatusAfterCheck } from '../domain/p
 import { capReport, renderReport } from '../domain/report.js';
 import { RUN_STATUS } from '../domain/run-status.js';
 import type { Deps } from '../deps.js';
-import { checkTimestamps, moveRun, recordRunEvent } from './transitions.js';
+import { checkTimestamps, moveRun, recordRunEvent, runStatusAfterCheckAndStage } from './transitions.js';
+import { PolicyEvaluationLeases, isPolicyEvaluationId } from './policy-evaluations.js';
 
 export interface EvaluationInput {
   check: PolicyCheckRow;
@@ -48,9 +49,12 @@ const leaseLost = () =>
 /** The evaluator protocol (internal API, no principal): claim, extend, input, complete, fail. */
 export class EvaluatorUseCases {
   private readonly checks: PolicyCheckRepository;
+  /** Policy evaluations (task stages) share this protocol; their ids say which calls are theirs. */
+  readonly evaluations: PolicyEvaluationLeases;
 
   constructor(private readonly deps: Deps) {
     this.checks = new PolicyCheckRepository(deps.db);
+    this.evaluations = new PolicyEvaluationLeases(deps);
   }
 
   /**
@@ -63,9 +67,17 @@ export class EvaluatorUseCases {
   async claim(
     evaluatorId: string | undefined,
     requestedSeconds: number | undefined,
+    includeEvaluations = false,
   ): Promise<LeaseRow | undefined> {
     const seconds = leaseSeconds(requestedSeconds);
     const owner = evaluatorId?.slice(0, 200) || 'anonymous';
+    const check = await this.claimCheck(owner, seconds);
+    // Checks first, then policy evaluations, for evaluators that take them.
+    if (check || !includeEvaluations) return check;
+    return this.evaluations.claim(owner, seconds, newLeaseToken());
+  }
+
+  private async claimCheck(owner: string, seconds: number): Promise<LeaseRow | undefined> {
     return this.deps.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
       const turns = new ClaimTurnRepository(tx);
@@ -88,6 +100,7 @@ export class EvaluatorUseCases {
 
   async extend(checkId: string, token: string, requestedSeconds: number | undefined): Promise<LeaseRow> {
     const seconds = leaseSeconds(requestedSeconds);
+    if (isPolicyEvaluationId(checkId)) return this.evaluations.extend(checkId, token, seconds);
     return this.deps.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
       const check = requireLease(await checks.getForUpdate(checkId), token);
@@ -134,6 +147,7 @@ export class EvaluatorUseCases {
    * holder of the lease only: evaluators reach storage through runs and nothing else.
    */
   async readObject(checkId: string, token: string, key: string): Promise<AsyncIterable<Buffer>> {
+    if (isPolicyEvaluationId(checkId)) return this.evaluations.readObject(checkId, token, key);
     const check = requireLease(await this.checks.get(checkId), token);
     const run = await new RunRepository(this.deps.db).get(check.run_id);
     const sets = await this.checks.policySets(checkId);
@@ -194,7 +208,7 @@ export class EvaluatorUseCases {
         output: capReport(report),
       });
       if (run?.status === RUN_STATUS.policyChecking)
-        await moveRun(tx, run, runStatusAfterCheck(status, run.plan_only));
+        await moveRun(tx, run, await runStatusAfterCheckAndStage(tx, run, status));
     });
     return { status, errorMessage: undefined };
   }
@@ -233,6 +247,7 @@ export class EvaluatorUseCases {
     errorMessage: string | undefined,
     report: string | undefined,
   ): Promise<void> {
+    if (isPolicyEvaluationId(checkId)) return this.evaluations.fail(checkId, token, errorMessage);
     const found = requireLease(await this.checks.get(checkId), token);
     // Whatever the evaluator says about a failure is kept, made storable (it may quote tenant data).
     const message = storableText(errorMessage?.trim().slice(0, 10_000) || 'the evaluator reported an error');

@@ -7,6 +7,8 @@ import { CHECK_STATUS } from '../domain/policy-check-status.js';
 import type { PlanSummary } from '../domain/plan-document.js';
 import { PLAN_STATUS, PLAN_UPLOAD_HOLD_MS } from '../domain/plan-status.js';
 import { RUN_STATUS, canFinishPlan, withStatusTimestamp } from '../domain/run-status.js';
+import { EVALUATION_STATUS, STAGE_STATUS, partitionSets } from '../domain/task-stages.js';
+import { TaskStageRepository } from '../db/task-stage-repository.js';
 import type { Deps } from '../deps.js';
 import { moveRun } from './transitions.js';
 
@@ -42,8 +44,11 @@ export const releasePlan = (deps: Deps, planId: string, attempt: string) =>
 
 /**
  * The plan JSON is stored at `key`: in one transaction the plan becomes `finished` with its
- * counts and the run moves on (docs/policy-evaluation.md): ONE queued policy check when kind_a sets apply to the
- * workspace (run → policy_checking), else run → planned. Every way a plan arrives ends here.
+ * counts and the run moves on (docs/policy-evaluation.md): ONE queued policy check when kind_a sets
+ * outside agents apply to the workspace, ONE post_plan task stage with one queued policy
+ * evaluation per kind when kind_b or agent-enabled kind_a sets apply; run → policy_checking when
+ * there is a check, else post_plan_running when there is a stage, else planned. Every way a plan
+ * arrives ends here.
  * A plan finished meanwhile by someone else leaves everything as it is.
  */
 export async function finishPlan(
@@ -53,7 +58,7 @@ export async function finishPlan(
 ): Promise<void> {
   const workspace = await deps.workspaces.getWorkspace(run.workspace_id);
   if (!workspace) throw notFound('RUNS_WORKSPACE_NOT_FOUND');
-  const sets = await deps.policySets.applicableSets(workspace);
+  const { checkSets: sets, evaluationSets } = partitionSets(await deps.policySets.applicableSets(workspace));
   await deps.db.transaction(async (tx) => {
     const locked = await new RunRepository(tx).getForUpdate(run.id);
     if (!locked) throw notFound('RUNS_RUN_NOT_FOUND');
@@ -71,19 +76,58 @@ export async function finishPlan(
       input.sizeBytes,
       withStatusTimestamp(plan.status_timestamps, PLAN_STATUS.finished),
     );
-    if (sets.length === 0) {
+    if (sets.length === 0 && evaluationSets.size === 0) {
       await moveRun(tx, locked, RUN_STATUS.planned, input.key);
       return;
     }
     const now = new Date();
-    await new PolicyCheckRepository(tx).insert({
-      id: newId('polchk'),
-      runId: run.id,
-      status: CHECK_STATUS.queued,
-      statusTimestamps: withStatusTimestamp({}, CHECK_STATUS.queued, now),
-      policySets: sets,
-      createdAt: now.toISOString(),
-    });
-    await moveRun(tx, locked, RUN_STATUS.policyChecking, input.key);
+    if (sets.length > 0) {
+      await new PolicyCheckRepository(tx).insert({
+        id: newId('polchk'),
+        runId: run.id,
+        status: CHECK_STATUS.queued,
+        statusTimestamps: withStatusTimestamp({}, CHECK_STATUS.queued, now),
+        policySets: sets,
+        createdAt: now.toISOString(),
+      });
+    }
+    if (evaluationSets.size > 0) {
+      const stages = new TaskStageRepository(tx);
+      const stageId = newId('ts');
+      await stages.insertStage({
+        id: stageId,
+        runId: run.id,
+        status: STAGE_STATUS.running,
+        statusTimestamps: withStatusTimestamp(
+          withStatusTimestamp({}, STAGE_STATUS.pending, now),
+          STAGE_STATUS.running,
+          now,
+        ),
+        createdAt: now.toISOString(),
+      });
+      for (const [kind, kindSets] of evaluationSets) {
+        await stages.insertEvaluation({
+          id: newId('poleval'),
+          taskStageId: stageId,
+          runId: run.id,
+          policyKind: kind,
+          status: EVALUATION_STATUS.queued,
+          statusTimestamps: withStatusTimestamp(
+            withStatusTimestamp({}, EVALUATION_STATUS.pending, now),
+            EVALUATION_STATUS.queued,
+            now,
+          ),
+          policySets: kindSets,
+          workspaceName: workspace.name ?? '',
+          createdAt: now.toISOString(),
+        });
+      }
+    }
+    await moveRun(
+      tx,
+      locked,
+      sets.length > 0 ? RUN_STATUS.policyChecking : RUN_STATUS.postPlanRunning,
+      input.key,
+    );
   });
 }

@@ -3,7 +3,7 @@ import { conflict, notFound } from '@policyhub/errors';
 import type { Principal } from '@policyhub/permissions';
 import { PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
 import { RunRepository } from '../db/run-repository.js';
-import { CHECK_STATUS, isOverridable, runStatusAfterCheck } from '../domain/policy-check-status.js';
+import { CHECK_STATUS, isOverridable } from '../domain/policy-check-status.js';
 import {
   OVERRIDE_POLICY_CHECKS,
   READ_RUNS,
@@ -14,7 +14,7 @@ import {
 import { RUN_STATUS } from '../domain/run-status.js';
 import { readableRun } from './access.js';
 import type { Deps } from '../deps.js';
-import { checkTimestamps, moveRun, recordRunEvent } from './transitions.js';
+import { checkTimestamps, moveRun, recordRunEvent, runStatusAfterCheckAndStage } from './transitions.js';
 
 type Page = { number?: number; size?: number } | null | undefined;
 
@@ -86,7 +86,7 @@ export class PolicyCheckUseCases {
         overriddenBy: caller.userId,
       });
       if (run.status === RUN_STATUS.policyOverride) {
-        await moveRun(tx, run, runStatusAfterCheck(CHECK_STATUS.overridden, run.plan_only));
+        await moveRun(tx, run, await runStatusAfterCheckAndStage(tx, run, CHECK_STATUS.overridden));
       }
       await recordRunEvent(tx, {
         runId: run.id,

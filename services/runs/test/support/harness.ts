@@ -28,6 +28,7 @@ export interface RunsHarness {
   runs: ReturnType<typeof clientsFor>['runs'];
   comments: ReturnType<typeof clientsFor>['comments'];
   checks: ReturnType<typeof clientsFor>['checks'];
+  stages: ReturnType<typeof clientsFor>['stages'];
   executor: ReturnType<typeof clientsFor>['executor'];
   evaluator: ReturnType<typeof clientsFor>['evaluator'];
   stop(): Promise<void>;
@@ -40,6 +41,7 @@ function clientsFor(address: string) {
     runs: createClient(v1.Runs, address, gateway),
     comments: createClient(v1.Comments, address, gateway),
     checks: createClient(v1.PolicyChecks, address, gateway),
+    stages: createClient(v1.TaskStages, address, gateway),
     executor: createClient(v1.RunExecutor, address, workerCredential(testWorkerTokens.executor)),
     evaluator: createClient(v1.PolicyEvaluator, address, workerCredential(testWorkerTokens.evaluator)),
   };

@@ -43,6 +43,7 @@ interface Bundle {
     name: string;
     enforcementLevel: EnforcementLevel;
     query: string;
+    description?: string | undefined;
     /** Why the policy cannot be evaluated at all (no code, no query). */
     problem?: string;
   }>;
@@ -120,6 +121,8 @@ export class OpaEngine implements PolicyEngine {
             enforcementLevel: policy.enforcementLevel,
             result: judged.result,
             lines: judged.lines,
+            query: policy.query || undefined,
+            description: policy.description || undefined,
           });
           evaluated.push({
             policy: policy.name,
@@ -230,6 +233,7 @@ async function bundlesOf(set: PreparedPolicySet, dir: string): Promise<Bundle[]>
           name: p.name,
           enforcementLevel: p.enforcementLevel,
           query: dataQuery(p.query),
+          description: p.description,
         })),
       },
     ];

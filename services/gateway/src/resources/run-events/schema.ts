@@ -17,6 +17,7 @@ export const RUN_EVENT = defineResource({
     actor: hasOne('users'),
     comment: hasOne('comments'),
     'policy-check': hasOne('policy-checks'),
+    'task-stage': hasOne('task-stages'),
   },
   links: self,
 });

@@ -20,6 +20,7 @@ export function serializeRunEvent(e: runsV1.RunEvent__Output): RunEventObject {
       actor: toOne('users', e.actorUserId),
       comment: toOne('comments', e.commentId),
       'policy-check': toOne('policy-checks', e.policyCheckId),
+      'task-stage': toOne('task-stages', e.taskStageId),
     },
     links: selfLink(`/run-events/${e.id}`),
   };

@@ -13,6 +13,8 @@ import {
   pageDocument,
 } from '../../route-context.js';
 import { includeRunWorkspaces } from './included.js';
+import { TASK_STAGE } from '../task-stages/schema.js';
+import { serializeTaskStage } from '../task-stages/serializer.js';
 import { WORKSPACE } from '../workspaces/schema.js';
 import { RUN } from './schema.js';
 import { serializeRun } from './serializer.js';
@@ -20,6 +22,8 @@ import { IdParams, listDocument, listQuery, query, resourceDocument, schema } fr
 import { validBody } from '../../schemas/validation.js';
 
 const RUN_INCLUDES = ['workspace'] as const;
+/** Showing one run can also include its task stages (the Terraform CLI asks for them). */
+const RUN_SHOW_INCLUDES = ['workspace', 'task_stages'] as const;
 
 /** Runs (supporting endpoints, ADR 0016): create, show, list a workspace's runs. */
 export function registerRunRoutes(app: Api, ctx: RouteContext): void {
@@ -63,15 +67,22 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('runs', {
         summary: 'Show a run',
         params: IdParams,
-        querystring: query({}, { include: RUN_INCLUDES }),
-        response: { 200: resourceDocument(RUN, { included: [WORKSPACE] }) },
+        querystring: query({}, { include: RUN_SHOW_INCLUDES }),
+        response: { 200: resourceDocument(RUN, { included: [WORKSPACE, TASK_STAGE] }) },
       }),
     },
     async (request, reply) => {
-      const include = parseInclude(queryOf(request).include, RUN_INCLUDES);
+      const include = parseInclude(queryOf(request).include, RUN_SHOW_INCLUDES);
       const { run } = await clients.runs.GetRun({ id: paramsOf<'id'>(request).id }, as(request));
       const included = include.size > 0 ? new Included() : undefined;
-      if (included) await includeRunWorkspaces(ctx, request, [run!], included);
+      if (included && include.has('workspace')) await includeRunWorkspaces(ctx, request, [run!], included);
+      if (included && include.has('task_stages') && run!.taskStageIds.length > 0) {
+        const { taskStages } = await clients.taskStages.BatchGetTaskStages(
+          { ids: run!.taskStageIds },
+          as(request),
+        );
+        included.add(taskStages.map(serializeTaskStage));
+      }
       return sendDocument(reply, 200, single(serializeRun(run!), included));
     },
   );

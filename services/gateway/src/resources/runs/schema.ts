@@ -42,6 +42,7 @@ export const RUN = defineResource({
     'policy-checks': hasMany('policy-checks'),
     comments: hasMany('comments'),
     'run-events': hasMany('run-events'),
+    'task-stages': hasMany('task-stages'),
   },
   links: self,
 });

@@ -38,6 +38,7 @@ export function serializeRun(r: runsV1.Run__Output): RunObject {
       'policy-checks': toMany('policy-checks', r.policyCheckIds),
       comments: toMany('comments', r.commentIds),
       'run-events': toMany('run-events', r.runEventIds),
+      'task-stages': toMany('task-stages', r.taskStageIds),
     },
     links: selfLink(`/runs/${r.id}`),
   };
