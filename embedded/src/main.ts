@@ -1,7 +1,7 @@
 import { ConfigError, env, loadConfig, z } from '@policyhub/config';
 import { apiVocabulary } from '@policyhub/gateway';
 import { shutdownTracing } from '@policyhub/telemetry';
-import { trustProxyEnv } from '@policyhub/gateway';
+import { bodyLimitsConfigShape, bodyLimitsOf, trustProxyEnv } from '@policyhub/gateway';
 import { parseCommand } from '@policyhub/evaluator';
 import { EmbeddedPostgresError } from './postgres.js';
 import { listenProblem, listenProblems, splitAddress } from './preflight.js';
@@ -23,6 +23,7 @@ const embeddedConfigShape = {
   SITE_ADMIN_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
   PUBLIC_URL: env.optionalUrl(),
   TRUST_PROXY: trustProxyEnv(),
+  ...bodyLimitsConfigShape,
   LOG_LEVEL: env.logLevel(),
   RUNS_GRPC_ADDR: env.address('127.0.0.1:50053'),
   /** Unary calls between the gateway and the services without HTTP/2 (ADR 0033); false: real gRPC. */
@@ -78,6 +79,7 @@ const system = await startSystem({
   siteAdminToken: config.SITE_ADMIN_TOKEN,
   publicUrl: config.PUBLIC_URL,
   trustProxy: config.TRUST_PROXY,
+  bodyLimits: bodyLimitsOf(config),
   logLevel: config.LOG_LEVEL,
   runsGrpcAddress: config.RUNS_GRPC_ADDR,
   evaluator: config.EVALUATOR_ENABLED

@@ -33,6 +33,30 @@ export const trustProxyEnv = () =>
       message: 'must be comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal)',
     });
 
+/**
+ * Time limits of request bodies and open bodies per client address (docs/security.md, "The
+ * edge"); read by the gateway and by `npm start`.
+ */
+export const bodyLimitsConfigShape = {
+  /** Seconds from a request's headers to the last byte of its JSON body, with or without a token. */
+  BODY_TIMEOUT_SECONDS: env.int(30, 1),
+  /** The same for bodies streamed to a service: archive uploads and plan JSON. */
+  UPLOAD_BODY_TIMEOUT_SECONDS: env.int(900, 1),
+  /** Request bodies one client address may have arriving at once (429 beyond); 0 disables. */
+  OPEN_BODIES_PER_ADDRESS: env.int(64),
+};
+
+/** The gateway's body limits from those variables. */
+export const bodyLimitsOf = (config: {
+  BODY_TIMEOUT_SECONDS: number;
+  UPLOAD_BODY_TIMEOUT_SECONDS: number;
+  OPEN_BODIES_PER_ADDRESS: number;
+}) => ({
+  bodyTimeoutMs: config.BODY_TIMEOUT_SECONDS * 1000,
+  streamedBodyTimeoutMs: config.UPLOAD_BODY_TIMEOUT_SECONDS * 1000,
+  openBodiesPerAddress: config.OPEN_BODIES_PER_ADDRESS,
+});
+
 /** Gateway environment (README "Configuration" lists each). */
 export const gatewayConfigShape = {
   PORT: env.port(8080),
@@ -56,6 +80,7 @@ export const gatewayConfigShape = {
   /** Wire vocabulary of responses: the spec's names, or upstream's for existing clients (ADR 0020). */
   API_VOCABULARY: apiVocabulary(),
   REQUEST_BODY_LIMIT: env.int(1024 * 1024, 1024),
+  ...bodyLimitsConfigShape,
   /** Check every JSON response against its route's schema, 500 on a mismatch (tests; ADR 0031). */
   VALIDATE_RESPONSES: env.bool(false),
   /** Shared HMAC keys of internal calls (`<id>:<secret>,…`; the first signs). docs/security.md */
