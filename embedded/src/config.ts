@@ -1,7 +1,12 @@
 import { siteAdminTokenEnv } from '@policyhub/admin-orgs';
 import { documented as doc, env, z } from '@policyhub/config';
 import { engineConfigShape } from '@policyhub/evaluator';
-import { apiVocabulary, rateLimitConfigShape, trustProxyEnv } from '@policyhub/gateway';
+import {
+  apiVocabulary,
+  bodyLimitsConfigShape,
+  rateLimitConfigShape,
+  trustProxyEnv,
+} from '@policyhub/gateway';
 import { kafkaConfigShape } from '@policyhub/service-kit';
 
 const LOG_LEVELS = '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`';
@@ -41,6 +46,7 @@ export const embeddedConfigShape = {
     'unset → request scheme + host',
   ),
   TRUST_PROXY: trustProxyEnv(),
+  ...bodyLimitsConfigShape,
   LOG_LEVEL: doc(env.logLevel(), LOG_LEVELS),
   RUNS_GRPC_ADDR: doc(
     env.address('127.0.0.1:50053'),

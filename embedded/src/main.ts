@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '@policyhub/config';
 import { shutdownTracing } from '@policyhub/telemetry';
+import { bodyLimitsOf } from '@policyhub/gateway';
 import { parseCommand } from '@policyhub/evaluator';
 import { embeddedConfigShape } from './config.js';
 import { EmbeddedPostgresError } from './postgres.js';
@@ -43,6 +44,7 @@ const system = await startSystem({
   siteAdminToken: config.SITE_ADMIN_TOKEN,
   publicUrl: config.PUBLIC_URL,
   trustProxy: config.TRUST_PROXY,
+  bodyLimits: bodyLimitsOf(config),
   logLevel: config.LOG_LEVEL,
   runsGrpcAddress: config.RUNS_GRPC_ADDR,
   evaluator: config.EVALUATOR_ENABLED

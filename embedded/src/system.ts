@@ -16,7 +16,13 @@ import {
   InProcessTransport,
   type KafkaTransportOptions,
 } from '@policyhub/events';
-import { buildApp, createClients, createEdgeStores, type VocabularyProfile } from '@policyhub/gateway';
+import {
+  type BodyLimitOptions,
+  buildApp,
+  createClients,
+  createEdgeStores,
+  type VocabularyProfile,
+} from '@policyhub/gateway';
 import { enableInProcessCalls, generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
 import {
   kafkaClientSettings,
@@ -64,6 +70,8 @@ export interface SystemOptions {
   authFailureWindowSeconds?: number | undefined;
   /** Reverse proxies in front (addresses or CIDRs): their X-Forwarded-For names the client. */
   trustProxy?: string[] | undefined;
+  /** Body time limits and open bodies per address (BODY_TIMEOUT_SECONDS, …); default the gateway's. */
+  bodyLimits?: Partial<BodyLimitOptions> | undefined;
   /** Ops listener (/healthz, /readyz, /metrics) port; default 0, a free one (`opsUrl` shows it). */
   opsPort?: number;
   /** Ops listener interface; default 127.0.0.1. */
@@ -295,6 +303,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       logger: serviceLogger('gateway'),
       publicUrl: options.publicUrl,
       trustProxy: options.trustProxy,
+      bodyLimits: options.bodyLimits,
       vocabulary: options.apiVocabulary,
       validateResponses: options.validateResponses,
     });

@@ -28,6 +28,7 @@ export const ERROR_CATALOG = {
   GATEWAY_NUL_CHARACTER: 'invalid',
   GATEWAY_BODY_TOO_DEEP: 'invalid',
   GATEWAY_RATE_LIMITED: 'rate_limited',
+  GATEWAY_TOO_MANY_OPEN_BODIES: 'rate_limited',
   GATEWAY_BODY_TOO_LARGE: 'too_large',
   GATEWAY_UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
   GATEWAY_INVALID_CONTENT_LENGTH: 'bad_request',

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { type PrincipalCache, MemoryPrincipalCache } from './auth/principal-cache.js';
 import type { Clients } from './clients/index.js';
 import { registerAuthentication } from './plugins/authenticate.js';
+import { type BodyLimitOptions, DEFAULT_BODY_LIMITS, registerBodyLimits } from './plugins/body-limits.js';
 import { registerBodyParsing } from './plugins/body-parsing.js';
 import { registerErrorHandling } from './plugins/error-handling.js';
 import { handleClientError, sendFrameworkError } from './plugins/framework-errors.js';
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   rateLimits?: RateLimitOptions | undefined;
   /** JSON body limit in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** Time limits of request bodies and open bodies per address (default DEFAULT_BODY_LIMITS). */
+  bodyLimits?: Partial<BodyLimitOptions> | undefined;
   /** Addresses or CIDRs of trusted proxies (TRUST_PROXY): their X-Forwarded-For names the client. */
   trustProxy?: string[] | undefined;
   /** Wire vocabulary of responses (API_VOCABULARY, default `spec`); input is read in either. */
@@ -69,6 +72,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const resources = resourceSchemas(ctx.wire);
 
   registerSecurityHeaders(app, headers);
+  registerBodyLimits(app, { ...DEFAULT_BODY_LIMITS, ...definedOnly(deps.bodyLimits ?? {}) });
   registerBodyParsing(app);
   registerErrorHandling(app, deps.logger);
   registerRequestLogging(app, deps.logger);
@@ -85,4 +89,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     prefix: '/api/v2',
   });
   return app;
+}
+
+/** `options` without its undefined members, so they do not override defaults when spread. */
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -50,6 +50,38 @@ export const rateLimitConfigShape = () => ({
   AUTH_FAILURE_WINDOW_SECONDS: doc(env.int(60, 1), 'that window, in seconds', '`60` (at least `1`)'),
 });
 
+/**
+ * Time limits of request bodies and open bodies per client address (docs/security.md, "The
+ * edge"); read by the gateway and by `npm start`.
+ */
+export const bodyLimitsConfigShape = {
+  BODY_TIMEOUT_SECONDS: doc(
+    env.int(30, 1),
+    "seconds from a request's headers to the last byte of its JSON body, with or without a token (408 after)",
+    '`30` (at least `1`)',
+  ),
+  UPLOAD_BODY_TIMEOUT_SECONDS: doc(
+    env.int(900, 1),
+    'the same for bodies streamed to a service: archive uploads and plan JSON',
+    '`900` (at least `1`)',
+  ),
+  OPEN_BODIES_PER_ADDRESS: doc(
+    env.int(64),
+    'request bodies one client address may have arriving at once (429 beyond); `0` disables',
+  ),
+};
+
+/** The gateway's body limits from those variables. */
+export const bodyLimitsOf = (config: {
+  BODY_TIMEOUT_SECONDS: number;
+  UPLOAD_BODY_TIMEOUT_SECONDS: number;
+  OPEN_BODIES_PER_ADDRESS: number;
+}) => ({
+  bodyTimeoutMs: config.BODY_TIMEOUT_SECONDS * 1000,
+  streamedBodyTimeoutMs: config.UPLOAD_BODY_TIMEOUT_SECONDS * 1000,
+  openBodiesPerAddress: config.OPEN_BODIES_PER_ADDRESS,
+});
+
 /** Gateway environment (docs/configuration.md is generated from it). */
 export const gatewayConfigShape = {
   PORT: doc(env.port(8080), 'HTTP port: `/api/v2/…` and upload URLs only'),
@@ -89,6 +121,7 @@ export const gatewayConfigShape = {
     'JSON request body limit in bytes (policy code has its own 1 MiB limit; archive uploads are streamed)',
     '`1048576` (at least `1024`)',
   ),
+  ...bodyLimitsConfigShape,
   VALIDATE_RESPONSES: validateResponsesEnv(),
   INTERNAL_SIGNING_KEYS: doc(
     env.parsed(

@@ -1,5 +1,12 @@
 export { buildApp, type GatewayDeps } from './app.js';
-export { gatewayConfigShape, rateLimitConfigShape, trustProxyEnv } from './config.js';
+export {
+  bodyLimitsConfigShape,
+  bodyLimitsOf,
+  gatewayConfigShape,
+  rateLimitConfigShape,
+  trustProxyEnv,
+} from './config.js';
+export type { BodyLimitOptions } from './plugins/body-limits.js';
 export { createClients, type Clients, type ServiceAddresses } from './clients/index.js';
 export { MemoryPrincipalCache, type PrincipalCache } from './auth/principal-cache.js';
 export { createEdgeStores, type EdgeStores } from './edge-stores.js';

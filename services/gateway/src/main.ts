@@ -3,7 +3,7 @@ import { InternalAuth } from '@policyhub/grpc-runtime';
 import { createLogger, readinessReport, shutdownTracing, startOpsServer } from '@policyhub/telemetry';
 import { buildApp } from './app.js';
 import { createClients } from './clients/index.js';
-import { gatewayConfigShape } from './config.js';
+import { bodyLimitsOf, gatewayConfigShape } from './config.js';
 import { createEdgeStores } from './edge-stores.js';
 import { backendReadiness } from './readiness.js';
 
@@ -30,6 +30,7 @@ const app = await buildApp({
   logger,
   publicUrl: config.PUBLIC_URL,
   bodyLimit: config.REQUEST_BODY_LIMIT,
+  bodyLimits: bodyLimitsOf(config),
   trustProxy: config.TRUST_PROXY,
   vocabulary: config.API_VOCABULARY,
   validateResponses: config.VALIDATE_RESPONSES,

@@ -10,6 +10,7 @@ import {
   RETRY_AFTER_SECONDS,
 } from '../errors/http-errors.js';
 import { JSON_API } from '../jsonapi/media-type.js';
+import { bodyTimeoutError } from './body-limits.js';
 
 /**
  * Errors thrown by routes and hooks, and unmatched routes, as JSON:API error documents: AppErrors
@@ -19,7 +20,9 @@ import { JSON_API } from '../jsonapi/media-type.js';
 export function registerErrorHandling(app: FastifyInstance, logger: Logger): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
     let mapped: HttpError;
-    if (err instanceof AppError) mapped = httpErrorFromAppError(err);
+    // Whatever failed after the body ran out of time (a parser, a cancelled upload) failed for that.
+    if (request.bodyTimedOut) mapped = httpErrorFromAppError(bodyTimeoutError());
+    else if (err instanceof AppError) mapped = httpErrorFromAppError(err);
     else if (isGrpcError(err)) mapped = httpErrorFromGrpc(err);
     else if (
       'statusCode' in err &&

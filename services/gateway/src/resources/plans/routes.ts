@@ -68,6 +68,7 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
     scope.put(
       '/plans/:id/json-output',
       {
+        config: { streamedBody: true },
         schema: schema('plans', {
           summary: 'Upload the JSON plan (raw body)',
           consumes: ['application/json', 'application/octet-stream'],

@@ -28,7 +28,7 @@ export function registerUploadRoutes(app: Api, ctx: RouteContext): void {
     scope.put(
       '/uploads/:token',
       {
-        config: { isPublic: true },
+        config: { isPublic: true, streamedBody: true },
         schema: schema('policy-set-versions', {
           summary: 'Upload the archive of a policy set version to its capability URL (no token; raw tar.gz)',
           consumes: ['application/octet-stream'],
