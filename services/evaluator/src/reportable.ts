@@ -27,14 +27,17 @@ export function reportable(evaluation: {
   for (const o of evaluation.outcomes) {
     const why = unstorableText(o.policySetId) ?? unstorableText(o.policyName);
     if (why) return refused(`a policy name it reported ${why}`);
+  }
+  const inReport = unstorableText(evaluation.report);
+  if (inReport) return refused(`its report ${inReport}`);
+  // Policy evaluations also store each outcome's lines, query and description.
+  for (const o of evaluation.outcomes) {
     const inText =
       o.lines.map(unstorableText).find(Boolean) ??
       unstorableText(o.query ?? '') ??
       unstorableText(o.description ?? '');
     if (inText) return refused(`the output of policy ${o.policyName} ${inText}`);
   }
-  const inReport = unstorableText(evaluation.report);
-  if (inReport) return refused(`its report ${inReport}`);
   let detailsJson: string | undefined;
   if (evaluation.details) {
     // Checked before JSON.stringify, which recurses and would overflow the stack on deep values.
