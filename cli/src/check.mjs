@@ -1,7 +1,13 @@
 import { createReadStream, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { ApiError, sleep } from './api.mjs';
-import { exitCodeOf, policyOutcomes, SETTLED_RUN_STATUSES, verdictOf } from './outcomes.mjs';
+import {
+  AWAITING_OVERRIDE_STATUSES,
+  exitCodeOf,
+  policyOutcomes,
+  SETTLED_RUN_STATUSES,
+  verdictOf,
+} from './outcomes.mjs';
 
 /**
  * @typedef {import('./api.mjs').Api} Api
@@ -60,9 +66,21 @@ export async function check(api, options, io) {
   let settled = await waitForRun(api, run.id, deadline, (s) => SETTLED_RUN_STATUSES.has(s), io);
   if (!settled) return finish(api, io, options, { run, plan: uploaded.body?.data, timedOut: true });
 
-  if (settled.attributes.status === 'policy_override' && options.waitOverride) {
-    io.progress('the policy check soft-failed; waiting for an override (or the run to end)');
-    const after = await waitForRun(api, run.id, deadline, (s) => s !== 'policy_override', io);
+  // A check's override may lead to the task stage's decision: wait as long as the run waits.
+  while (AWAITING_OVERRIDE_STATUSES.has(settled.attributes.status) && options.waitOverride) {
+    io.progress(
+      settled.attributes.status === 'policy_override'
+        ? 'the policy check soft-failed; waiting for an override (or the run to end)'
+        : 'a mandatory policy of the task stage failed; waiting for an override (or the run to end)',
+    );
+    const waiting = settled.attributes.status;
+    const after = await waitForRun(
+      api,
+      run.id,
+      deadline,
+      (s) => s !== waiting && SETTLED_RUN_STATUSES.has(s),
+      io,
+    );
     if (!after) return finish(api, io, options, { run: settled, plan: uploaded.body?.data, timedOut: true });
     settled = after;
   }
@@ -181,7 +199,12 @@ async function finish(api, io, options, state) {
     output = res.status === 200 ? res.text : '';
   }
   const policies = policyOutcomes(output);
-  const settledVerdict = verdictOf(run.attributes.status, checkDoc?.attributes?.status);
+  const stage = await taskStageOf(api, run);
+  const settledVerdict = verdictOf(
+    run.attributes.status,
+    checkDoc?.attributes?.status,
+    stage && { status: stage.status, overridden: stage.evaluations.some((e) => e.status === 'overridden') },
+  );
   const verdict = timedOut ? 'timeout' : settledVerdict;
   const exitCode = timedOut ? 1 : exitCodeOf(settledVerdict);
 
@@ -190,6 +213,21 @@ async function finish(api, io, options, state) {
     io.progress(`  ${p.passed ? 'passed' : 'FAILED'}  ${p.name} (${p.enforcementLevel})`);
   }
   if (output && !options.json) io.progress(`--- policy check output ---\n${output.trimEnd()}\n---`);
+  if (stage) {
+    io.progress(`task stage ${stage.id}: ${stage.status}`);
+    for (const e of stage.evaluations) {
+      io.progress(`  policy evaluation ${e.id} (${e.policyKind}): ${e.status}`);
+      for (const set of e.policySets) {
+        io.progress(`    policy set ${set.name}${set.error ? `: ${set.error}` : ''}`);
+        for (const o of set.outcomes) {
+          io.progress(
+            `      ${o.status === 'passed' ? 'passed' : o.status.toUpperCase()}  ${o.policy_name} (${o.enforcement_level})`,
+          );
+          for (const line of o.output ?? []) io.progress(`        ${line.print}`);
+        }
+      }
+    }
+  }
   io.progress(explain(verdict, run, options, timedOut));
 
   if (options.json) {
@@ -221,6 +259,7 @@ async function finish(api, io, options, state) {
             : null,
           policies,
           output,
+          taskStage: stage ?? null,
         },
         null,
         2,
@@ -228,6 +267,40 @@ async function finish(api, io, options, state) {
     );
   }
   return exitCode;
+}
+
+/**
+ * The run's task stage (kind_b and agent-mode sets) with each evaluation's set outcomes, or
+ * undefined when the run has none.
+ * @param {Api} api
+ * @param {any} run
+ */
+async function taskStageOf(api, run) {
+  const stageId = run.relationships?.['task-stages']?.data?.[0]?.id;
+  if (!stageId) return undefined;
+  const doc = (await api.get(`/task-stages/${stageId}?include=policy_evaluations`)).body;
+  const evaluations = [];
+  for (const e of (doc.included ?? []).filter((/** @type {any} */ r) => r.type === 'policy-evaluations')) {
+    const outcomes = (await api.get(`/policy-evaluations/${e.id}/policy-set-outcomes?page%5Bsize%5D=100`))
+      .body.data;
+    evaluations.push({
+      id: e.id,
+      policyKind: e.attributes['policy-kind'],
+      status: e.attributes.status,
+      resultCount: e.attributes['result-count'],
+      policySets: outcomes.map((/** @type {any} */ o) => ({
+        name: o.attributes['policy-set-name'],
+        error: o.attributes.error,
+        outcomes: o.attributes.outcomes,
+      })),
+    });
+  }
+  return {
+    id: doc.data.id,
+    status: doc.data.attributes.status,
+    isOverridable: doc.data.attributes.actions?.['is-overridable'] ?? false,
+    evaluations,
+  };
 }
 
 /** @param {Record<string, unknown>} o @param {string[]} keys */
@@ -248,8 +321,10 @@ function explain(verdict, run, options, timedOut) {
     case 'overridden':
       return 'verdict: soft-failed and overridden; exit 0';
     case 'no-policies':
-      return 'verdict: no kind_a policy set applies to this workspace; exit 0';
+      return 'verdict: no policy set applies to this workspace; exit 0';
     case 'soft-failed':
+      if (run.attributes.status === 'post_plan_awaiting_decision')
+        return `verdict: a mandatory policy failed in an overridable set; a user allowed to override policies can let run ${run.id} through (rerun with --wait-override to wait for it); exit 2`;
       return run.attributes.status === 'policy_override'
         ? `verdict: soft-failed; a user allowed to override policies can let run ${run.id} through (rerun with --wait-override to wait for it); exit 2`
         : 'verdict: soft-failed (plan-only run: nothing to override; rerun with --no-plan-only for an overridable run); exit 2';
@@ -258,6 +333,6 @@ function explain(verdict, run, options, timedOut) {
     case 'canceled':
       return 'verdict: the run was canceled; exit 1';
     default:
-      return 'verdict: errored (see the check output above); exit 1';
+      return 'verdict: errored (see the check output or the set outcomes above); exit 1';
   }
 }

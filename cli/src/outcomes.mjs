@@ -29,26 +29,36 @@ export const SETTLED_RUN_STATUSES = new Set([
   'policy_soft_failed',
   'errored',
   'canceled',
+  'post_plan_completed',
+  'post_plan_awaiting_decision',
 ]);
 
+/** Run statuses in which the run waits for someone allowed to override (`--wait-override`). */
+export const AWAITING_OVERRIDE_STATUSES = new Set(['policy_override', 'post_plan_awaiting_decision']);
+
 /**
+ * The verdict of a settled run, from its status, its policy check's and its task stage's (the
+ * stage holds kind_b and agent-mode sets; `stageOverridden`: one of its evaluations was overridden).
  * @param {string} runStatus
  * @param {string | undefined} checkStatus
+ * @param {{ status: string, overridden: boolean } | undefined} [stage]
  * @returns {Verdict}
  */
-export function verdictOf(runStatus, checkStatus) {
+export function verdictOf(runStatus, checkStatus, stage) {
   switch (runStatus) {
     case 'planned':
       return 'no-policies';
     case 'policy_checked':
-      return checkStatus === 'overridden' ? 'overridden' : 'passed';
+    case 'post_plan_completed':
+      return checkStatus === 'overridden' || stage?.overridden ? 'overridden' : 'passed';
     case 'policy_override':
     case 'policy_soft_failed':
+    case 'post_plan_awaiting_decision':
       return 'soft-failed';
     case 'canceled':
       return 'canceled';
     default:
-      return checkStatus === 'hard_failed' ? 'hard-failed' : 'errored';
+      return checkStatus === 'hard_failed' || stage?.status === 'failed' ? 'hard-failed' : 'errored';
   }
 }
 

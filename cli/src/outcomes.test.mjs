@@ -42,4 +42,16 @@ describe('reading a policy check', () => {
     expect(verdictOf(run, check)).toBe(verdict);
     expect(exitCodeOf(verdictOf(run, check))).toBe(code);
   });
+
+  it.each([
+    ['post_plan_completed', { status: 'passed', overridden: false }, 'passed', 0],
+    ['post_plan_completed', { status: 'passed', overridden: true }, 'overridden', 0],
+    ['post_plan_awaiting_decision', { status: 'awaiting_override', overridden: false }, 'soft-failed', 2],
+    ['policy_soft_failed', { status: 'awaiting_override', overridden: false }, 'soft-failed', 2],
+    ['errored', { status: 'failed', overridden: false }, 'hard-failed', 1],
+    ['errored', { status: 'errored', overridden: false }, 'errored', 1],
+  ])('run %s with task stage %o is %s (exit %d)', (run, stage, verdict, code) => {
+    expect(verdictOf(run, undefined, stage)).toBe(verdict);
+    expect(exitCodeOf(verdictOf(run, undefined, stage))).toBe(code);
+  });
 });

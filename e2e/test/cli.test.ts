@@ -10,7 +10,13 @@ import {
   startEvaluatorWorker,
   type WorkerProcess,
 } from './support/evaluator-worker.js';
-import { createMember, createOrganization, createWorkspace } from './support/fixtures.js';
+import {
+  createMember,
+  createOrganization,
+  createPolicy,
+  createPolicySet,
+  createWorkspace,
+} from './support/fixtures.js';
 import { guardedWorkspace, planJson } from './support/runs.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
@@ -93,6 +99,35 @@ async function guardrails() {
     { name: `no-iam-users-${suffix}`, level: 'soft-mandatory', code: 'aws_iam_user\n' },
   ]);
   return { ref: `${org.name}/${workspace.attributes.name as string}`, workspace, suffix };
+}
+
+/**
+ * A workspace guarded only by a kind_b set (so by a task stage, not a policy check) with one
+ * mandatory policy; the worker's engine command evaluates every kind.
+ */
+async function opaGuarded(overridable: boolean) {
+  const workspace = await createWorkspace(org.owner.api, org.name);
+  const policy = await createPolicy(org.owner.api, org.name, {
+    kind: 'kind_b',
+    query: 'data.terraform.deny',
+    'enforcement-level': 'hard-mandatory',
+  });
+  const upload = await org.owner.api.put(`/policies/${policy.id}/upload`, Buffer.from('aws_s3_bucket\n'), {
+    'content-type': 'application/octet-stream',
+  });
+  expect(upload.status, upload.text).toBeLessThan(300);
+  const set = await createPolicySet(
+    org.owner.api,
+    org.name,
+    { kind: 'kind_b', overridable },
+    { policies: [policy.id], workspaces: [workspace.id] },
+  );
+  return {
+    ref: `${org.name}/${workspace.attributes.name as string}`,
+    workspace,
+    policyName: policy.attributes.name as string,
+    setName: set.attributes.name as string,
+  };
 }
 
 describe('policyhub check', () => {
@@ -237,6 +272,78 @@ describe('policyhub check', () => {
     expect(controls(json.stdout)).toEqual([]);
     // The document itself keeps the text as the server sent it, escaped.
     expect(JSON.parse(json.stdout).output).toContain('\u001b]0;owned');
+  });
+
+  it('covers task stages: a kind_b set passes (0), fails overridably (2) or not (1), printing each set', {
+    timeout: 120_000,
+  }, async () => {
+    const overridable = await opaGuarded(true);
+    const passing = await policyhub([
+      'check',
+      '--workspace',
+      overridable.ref,
+      '--plan',
+      planFile(['aws_instance']),
+    ]);
+    expect(passing.code, passing.stderr).toBe(0);
+    expect(passing.stderr).toMatch(/task stage ts-\S+: passed/);
+
+    const soft = await policyhub([
+      'check',
+      '--workspace',
+      overridable.ref,
+      '--plan',
+      planFile(['aws_s3_bucket']),
+      '--json',
+    ]);
+    expect(soft.code, soft.stderr).toBe(2);
+    expect(soft.stderr).toContain(`policy set ${overridable.setName}`);
+    expect(soft.stderr).toContain(`FAILED  ${overridable.policyName} (mandatory)`);
+    expect(JSON.parse(soft.stdout)).toMatchObject({
+      verdict: 'soft-failed',
+      exitCode: 2,
+      run: { status: 'policy_soft_failed' },
+      taskStage: { status: 'awaiting_override', evaluations: [{ policyKind: 'kind_b', status: 'failed' }] },
+    });
+
+    const strict = await opaGuarded(false);
+    const hard = await policyhub(['check', '--workspace', strict.ref, '--plan', planFile(['aws_s3_bucket'])]);
+    expect(hard.code, hard.stderr).toBe(1);
+    expect(hard.stderr).toContain('verdict: hard-failed');
+  });
+
+  it('with --wait-override waits on a task stage awaiting an override, then exits 0', {
+    timeout: 90_000,
+  }, async () => {
+    const { ref, workspace } = await opaGuarded(true);
+    const cli = start([
+      'check',
+      '--workspace',
+      ref,
+      '--plan',
+      planFile(['aws_s3_bucket']),
+      '--wait-override',
+      '--json',
+    ]);
+    const run = await waitFor(
+      async () => {
+        const [newest] = (await org.owner.api.get(`/workspaces/${workspace.id}/runs`)).body.data;
+        return newest?.attributes.status === 'post_plan_awaiting_decision' && newest;
+      },
+      45_000,
+      100,
+    );
+    expect(cli.child.exitCode).toBeNull();
+    const stageId = run.relationships['task-stages'].data[0].id;
+    const override = await org.owner.api.post(`/task-stages/${stageId}/actions/override`, {});
+    expect(override.status, override.text).toBe(200);
+    const res = await cli.done;
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      verdict: 'overridden',
+      run: { status: 'post_plan_completed' },
+      taskStage: { status: 'passed', evaluations: [{ status: 'overridden' }] },
+    });
   });
 
   it('exits 0 when no policy set applies, and accepts a workspace id and TFE_* variables', {

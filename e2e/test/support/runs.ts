@@ -100,10 +100,14 @@ export async function guardedWorkspace(
   return { workspace, set, policies: created };
 }
 
-/** Claims checks until `checkId` is handed out (fails if it never is). */
+/** Claims checks (or policy evaluations) until `checkId` is handed out (fails if it never is). */
 export async function claimCheck(internal: InternalRunsApi, checkId: string, leaseSeconds = 60) {
   for (let i = 0; i < 20; i++) {
-    const res = await internal.evaluator.ClaimPolicyCheck({ evaluatorId: 'e2e', leaseSeconds });
+    const res = await internal.evaluator.ClaimPolicyCheck({
+      evaluatorId: 'e2e',
+      leaseSeconds,
+      includePolicyEvaluations: checkId.startsWith('poleval-'),
+    });
     if (!res.claimed) break;
     if (res.lease!.policyCheckId === checkId) return res.lease!;
   }

@@ -105,6 +105,52 @@ export class SecurityFixtures {
     return { checkId, runId: run.id };
   };
 
+  /**
+   * A run whose task stage awaits an override: a kind_b set (overridable) whose mandatory policy
+   * the evaluation, reported through the internal evaluator API, failed.
+   */
+  freshAwaitingStage = async () => {
+    const internal = internalApiOf(this.t);
+    const workspace = await createWorkspace(this.api, this.org.name);
+    const policy = await createPolicy(this.api, this.org.name, {
+      name: this.org.names('pol'),
+      kind: 'kind_b',
+      query: 'data.terraform.deny',
+      'enforcement-level': 'hard-mandatory',
+    });
+    const set = await createPolicySet(
+      this.api,
+      this.org.name,
+      { kind: 'kind_b', overridable: true },
+      { policies: [policy.id], workspaces: [workspace.id] },
+    );
+    const run = await createRun(this.api, workspace.id);
+    const planned = await internal.executor.ReportPlanFinished({
+      runId: run.id,
+      planJson: planJson(['aws_s3_bucket']),
+    });
+    const stageId = planned.run!.taskStageIds[0]!;
+    const stage = await this.api.get(`/task-stages/${stageId}`);
+    const evaluationId = stage.body.data.relationships['policy-evaluations'].data[0].id as string;
+    const lease = await claimCheck(internal, evaluationId);
+    await internal.evaluator.CompletePolicyCheck({
+      policyCheckId: evaluationId,
+      leaseToken: lease.leaseToken,
+      outcomes: [
+        {
+          policySetId: set.id,
+          policyName: policy.attributes.name as string,
+          passed: false,
+          result: 'EVALUATION_POLICY_RESULT_FAILED',
+          output: ['aws_s3_bucket.r0 is not allowed'],
+        },
+      ],
+    });
+    const outcomes = await this.api.get(`/policy-evaluations/${evaluationId}/policy-set-outcomes`);
+    expect(outcomes.status, outcomes.text).toBe(200);
+    return { stageId, runId: run.id, evaluationId, outcomeId: outcomes.body.data[0].id as string };
+  };
+
   archive = () => policyArchive();
 
   /** A pending configuration version (no run is queued by its upload): its id and upload URL. */
@@ -147,6 +193,7 @@ export class SecurityFixtures {
   sharedRun = () => this.shared('run', this.freshRun);
   sharedTeam = () => this.shared('team', this.freshTeam);
   sharedCheck = () => this.shared('check', this.freshSoftFailedCheck);
+  sharedStage = () => this.shared('stage', this.freshAwaitingStage);
   sharedPendingPlan = () => this.shared('pending-plan', this.freshPendingPlan);
 
   /** An uploaded configuration version (downloadable). */
