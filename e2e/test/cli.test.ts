@@ -110,7 +110,7 @@ async function opaGuarded(overridable: boolean) {
   const policy = await createPolicy(org.owner.api, org.name, {
     kind: 'kind_b',
     query: 'data.terraform.deny',
-    'enforcement-level': 'hard-mandatory',
+    'enforcement-level': 'mandatory',
   });
   const upload = await org.owner.api.put(`/policies/${policy.id}/upload`, Buffer.from('aws_s3_bucket\n'), {
     'content-type': 'application/octet-stream',

@@ -74,7 +74,7 @@ afterAll(async () => {
   await t?.stop();
 });
 
-type Level = 'advisory' | 'hard-mandatory';
+type Level = 'advisory' | 'mandatory';
 
 /** A kind_b policy with its Rego uploaded. */
 async function opaPolicy(api: ApiClient, code: string, query: string, level: Level) {
@@ -192,7 +192,7 @@ describe('with the OPA and Sentinel engines', () => {
     const { workspace } = await opaWorkspace([
       {
         policies: [
-          { code: V0_NO_BUCKETS, query: 'data.terraform.policies.deny', level: 'hard-mandatory' },
+          { code: V0_NO_BUCKETS, query: 'data.terraform.policies.deny', level: 'mandatory' },
           { code: V1_NO_IAM_USERS, query: 'data.terraform.policies.iam.deny', level: 'advisory' },
         ],
       },
@@ -240,7 +240,7 @@ describe('with the OPA and Sentinel engines', () => {
     const { workspace } = await opaWorkspace([
       {
         overridable: true,
-        policies: [{ code: V0_NO_BUCKETS, query: 'data.terraform.policies.deny', level: 'hard-mandatory' }],
+        policies: [{ code: V0_NO_BUCKETS, query: 'data.terraform.policies.deny', level: 'mandatory' }],
       },
     ]);
     const withComment = await plannedRun(workspace.id, ['aws_s3_bucket']);
@@ -294,7 +294,7 @@ describe('with the OPA and Sentinel engines', () => {
     timeout: 90_000,
   }, async () => {
     const { workspace } = await opaWorkspace([
-      { policies: [{ code: V0_NO_BUCKETS, query: 'data.terraform.policies.deny', level: 'hard-mandatory' }] },
+      { policies: [{ code: V0_NO_BUCKETS, query: 'data.terraform.policies.deny', level: 'mandatory' }] },
     ]);
     const { runId, stageId } = await plannedRun(workspace.id, ['aws_s3_bucket']);
     expect((await settled(stageId, worker)).data.attributes.status).toBe('failed');
@@ -307,7 +307,7 @@ describe('with the OPA and Sentinel engines', () => {
     timeout: 90_000,
   }, async () => {
     const { workspace, sets } = await opaWorkspace([
-      { policies: [{ code: V0_NO_BUCKETS, query: 'data.terraform.policies.deny', level: 'hard-mandatory' }] },
+      { policies: [{ code: V0_NO_BUCKETS, query: 'data.terraform.policies.deny', level: 'mandatory' }] },
       { policies: [{ code: V1_NO_IAM_USERS, query: 'data.terraform.policies.iam.deny', level: 'advisory' }] },
     ]);
     const { stageId } = await plannedRun(workspace.id, ['aws_iam_user']);

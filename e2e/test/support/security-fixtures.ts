@@ -116,7 +116,7 @@ export class SecurityFixtures {
       name: this.org.names('pol'),
       kind: 'kind_b',
       query: 'data.terraform.deny',
-      'enforcement-level': 'hard-mandatory',
+      'enforcement-level': 'mandatory',
     });
     const set = await createPolicySet(
       this.api,
