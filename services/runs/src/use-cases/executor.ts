@@ -1,3 +1,4 @@
+import { storableText } from '@policyhub/db';
 import { invalidAttribute, notFound } from '@policyhub/errors';
 import { PlanRepository } from '../db/plan-repository.js';
 import { lockRunAndOpenChecks } from '../db/run-locks.js';
@@ -90,7 +91,12 @@ export class ExecutorUseCases {
         status === RUN_STATUS.canceled ? PLAN_STATUS.canceled : PLAN_STATUS.errored,
         new Date().toISOString(),
       );
-      await recordRunEvent(tx, { runId, action: status, description: description.slice(0, 10_000) });
+      // The executor's words may quote tenant data: kept, made storable.
+      await recordRunEvent(tx, {
+        runId,
+        action: status,
+        description: storableText(description.slice(0, 10_000)),
+      });
     });
     return (await this.runs.getView(runId))!;
   }
