@@ -225,4 +225,21 @@ describe('evaluator worker', () => {
       "the engine's result cannot be stored: its report contains a NUL character (U+0000)",
     );
   });
+
+  it('an adapter that throws on its engine answer errors the check at once instead of on every lease', async () => {
+    startWorker(
+      EngineRegistry.everyKind({
+        name: 'throwing',
+        describe: () => 'a throwing adapter',
+        evaluate: async () => {
+          throw new RangeError('Maximum call stack size exceeded');
+        },
+      }),
+    );
+    const id = queue({ plan, sets: [individual()] });
+    expect(failed(await runs.decided(id)).errorMessage).toBe(
+      'a throwing adapter gave an answer that could not be read: Maximum call stack size exceeded',
+    );
+    expect(runs.claims.filter((c) => c.checkId === id)).toHaveLength(1);
+  });
 });
