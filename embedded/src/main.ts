@@ -51,6 +51,7 @@ const system = await startSystem({
     ? {
         environment: { ...process.env, SENTINEL_BIN: config.SENTINEL_BIN, OPA_BIN: config.OPA_BIN },
         command: evaluatorCommand,
+        concurrency: config.EVALUATOR_CONCURRENCY,
       }
     : undefined,
   apiVocabulary: config.API_VOCABULARY,

@@ -109,6 +109,8 @@ export interface EmbeddedEvaluatorOptions {
   pollIntervalMs?: number;
   leaseSeconds?: number;
   timeoutMs?: number;
+  /** Checks evaluated at once (EVALUATOR_CONCURRENCY); default 1. */
+  concurrency?: number;
 }
 
 export interface RunningSystem {
@@ -259,6 +261,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
         pollIntervalMs: options.evaluator.pollIntervalMs ?? 500,
         leaseSeconds: options.evaluator.leaseSeconds ?? 300,
         timeoutMs: options.evaluator.timeoutMs ?? 600_000,
+        concurrency: options.evaluator.concurrency ?? 1,
         logger: serviceLogger('evaluator'),
       });
       worker.start();

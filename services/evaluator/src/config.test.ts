@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadEvaluatorConfig } from './config.js';
 
@@ -16,6 +17,7 @@ describe('evaluator configuration', () => {
       SENTINEL_BIN: '/opt/sentinel',
       EVALUATOR_LEASE_SECONDS: 300,
       EVALUATOR_TIMEOUT_SECONDS: 600,
+      EVALUATOR_CONCURRENCY: availableParallelism(),
       OPS_PORT: 0,
     });
   });
@@ -23,6 +25,9 @@ describe('evaluator configuration', () => {
   it('refuses, one line per variable, a missing token and a lease runs would not grant', () => {
     expect(() => loadEvaluatorConfig({ EVALUATOR_LEASE_SECONDS: '3601' })).toThrow(
       /EVALUATOR_TOKEN: is required: one of the runs service's EVALUATOR_TOKENS \(unset\)[\s\S]*EVALUATOR_LEASE_SECONDS: /,
+    );
+    expect(() => loadEvaluatorConfig({ EVALUATOR_TOKEN: TOKEN, EVALUATOR_CONCURRENCY: '0' })).toThrow(
+      /EVALUATOR_CONCURRENCY: /,
     );
     expect(() => loadEvaluatorConfig({ EVALUATOR_TOKEN: 'short' })).toThrow(
       /EVALUATOR_TOKEN: must be at least 32 characters \(got "\*\*\*"\)/,

@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { documented as doc, env, loadConfig, z } from '@policyhub/config';
 import { MIN_SECRET_LENGTH } from '@policyhub/grpc-runtime';
 
@@ -28,6 +28,11 @@ export const engineConfigShape = () => ({
     optionalText(),
     'absolute path of the OPA CLI (1.0 or later), the `kind_b` engine',
     'unset: `opa` on `PATH`',
+  ),
+  EVALUATOR_CONCURRENCY: doc(
+    env.int(availableParallelism(), 1),
+    'checks (engines) evaluated at once, fairly across organizations ([docs/evaluator.md](evaluator.md#concurrency)); in a container with a CPU limit, set it to the limit',
+    'the cores Node may use (`os.availableParallelism()`), at least `1`',
   ),
 });
 

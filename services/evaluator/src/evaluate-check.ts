@@ -48,15 +48,22 @@ export async function evaluateCheck(options: {
     if (timeoutMs <= 0) return failed(`the evaluation did not finish within ${options.timeoutMs} ms`);
     const workDir = join(options.dir, `engine-${engine.name}`);
     await mkdir(workDir, { mode: 0o700 });
-    const run = await engine.evaluate({
-      checkId: options.checkId,
-      run: check.run,
-      planFile: check.planFile,
-      workDir,
-      sets,
-      timeoutMs,
-      signal: options.signal,
-    });
+    let run: Awaited<ReturnType<PolicyEngine['evaluate']>>;
+    try {
+      run = await engine.evaluate({
+        checkId: options.checkId,
+        run: check.run,
+        planFile: check.planFile,
+        workDir,
+        sets,
+        timeoutMs,
+        signal: options.signal,
+      });
+    } catch (err) {
+      // An adapter that throws on what its engine printed (a value too deep to show, say) would
+      // throw again on every lease: the check is decided errored now instead.
+      return failed(`${engine.describe()} gave an answer that could not be read: ${(err as Error).message}`);
+    }
     if ('error' in run) return failed(run.error, run.output, engine);
     outcomes.push(...run.outcomes);
     if (run.details) details[engine.name] = run.details;

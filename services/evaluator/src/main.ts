@@ -35,6 +35,7 @@ const worker = new EvaluatorWorker({
   pollIntervalMs: config.EVALUATOR_POLL_INTERVAL_MS,
   leaseSeconds: config.EVALUATOR_LEASE_SECONDS,
   timeoutMs: config.EVALUATOR_TIMEOUT_SECONDS * 1000,
+  concurrency: config.EVALUATOR_CONCURRENCY,
   logger,
 });
 worker.start();
@@ -42,14 +43,19 @@ if (config.OPS_PORT > 0) {
   await startOpsServer({ port: config.OPS_PORT, host: config.OPS_HOST, isReady: async () => !stopping });
 }
 logger.info(
-  { runs: config.RUNS_ADDR, evaluatorId: config.EVALUATOR_ID, engines: engines.describe() },
+  {
+    runs: config.RUNS_ADDR,
+    evaluatorId: config.EVALUATOR_ID,
+    concurrency: config.EVALUATOR_CONCURRENCY,
+    engines: engines.describe(),
+  },
   'evaluator started',
 );
 
 const stop = async () => {
   if (stopping) process.exit(1); // a second signal: do not wait for the check in hand
   stopping = true;
-  logger.info('stopping after the check in hand');
+  logger.info('stopping after the checks in hand');
   await worker.stop();
   process.exit(0);
 };

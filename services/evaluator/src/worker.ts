@@ -28,15 +28,18 @@ export interface WorkerOptions {
   pollIntervalMs: number;
   leaseSeconds: number;
   timeoutMs: number;
+  /** Checks evaluated at once (EVALUATOR_CONCURRENCY); default 1. */
+  concurrency?: number;
   logger: Logger;
 }
 
 type Lease = runsV1.PolicyCheckLease__Output;
 
 /**
- * The evaluator worker: claims a queued policy check, runs the engine on it and reports the
- * outcomes (or the error), keeping its lease alive meanwhile. One check at a time; run several
- * workers for parallelism. If the worker dies, its lease expires and another one takes over.
+ * The evaluator worker: claims queued policy checks, runs the engines on them and reports the
+ * outcomes (or the error), keeping each lease alive meanwhile. Up to `concurrency` checks at
+ * once; runs decides which check each claim gets, in turn across organizations (ADR 0052). If the
+ * worker dies, its leases expire and other workers take over.
  */
 export class EvaluatorWorker {
   private readonly client;
@@ -56,7 +59,7 @@ export class EvaluatorWorker {
     this.loop ??= this.run();
   }
 
-  /** Stops claiming; resolves once the check in hand (if any) is reported. */
+  /** Stops claiming; resolves once the checks in hand (if any) are reported. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
@@ -64,28 +67,53 @@ export class EvaluatorWorker {
     this.client.close();
   }
 
+  /**
+   * One claim loop feeds up to `concurrency` evaluations. Only a failed claim backs off (runs is
+   * unreachable or refusing): a check whose evaluation or report failed is logged and left to its
+   * lease, and the loop claims the next one at once, so one bad check never stalls the others.
+   */
   private async run(): Promise<void> {
     const { logger } = this.options;
+    const concurrency = Math.max(1, this.options.concurrency ?? 1);
+    const inHand = new Set<Promise<void>>();
     let failures = 0;
     while (!this.stopping) {
-      let claimed = false;
+      if (inHand.size >= concurrency) {
+        await Promise.race(inHand); // evaluations never reject (see below)
+        continue;
+      }
+      let lease: Lease | undefined;
       try {
-        claimed = await this.evaluateNext();
+        lease = await this.claim();
         if (failures > 0) logger.info({ runs: this.options.runsAddress }, 'runs answers again; claiming');
         failures = 0;
       } catch (err) {
         failures++;
-        // One failed cycle (runs restarting, or stopping with us on npm start's Ctrl-C) is logged
+        // One failed claim (runs restarting, or stopping with us on npm start's Ctrl-C) is logged
         // at info; a warning once it fails again. While stopping, nothing is worth a warning.
         const entry = { err: describe(err), failures };
         if (this.stopping) logger.debug(entry, 'evaluator cycle failed while stopping');
         else if (failures === 1) logger.info(entry, 'evaluator cycle failed; retrying');
         else logger.warn(entry, 'evaluator cycle failed; retrying');
+        await this.pauseAfterFailure(backoffMs(this.options.pollIntervalMs, failures));
+        continue;
       }
-      if (claimed) continue;
-      if (failures === 0) await this.idle(this.options.pollIntervalMs);
-      else await this.pauseAfterFailure(backoffMs(this.options.pollIntervalMs, failures));
+      if (!lease) {
+        await this.idle(this.options.pollIntervalMs);
+        continue;
+      }
+      const claimed = lease;
+      const task: Promise<void> = this.evaluate(claimed)
+        .catch((err) =>
+          logger.warn(
+            { err: describe(err), policyCheckId: claimed.policyCheckId },
+            'could not evaluate or report the check; it is claimable again once its lease expires',
+          ),
+        )
+        .finally(() => inHand.delete(task));
+      inHand.add(task);
     }
+    await Promise.all(inHand);
   }
 
   /**
@@ -107,16 +135,14 @@ export class EvaluatorWorker {
     endIdle?.();
   }
 
-  /** Claims and evaluates one check; false when none was waiting. */
-  async evaluateNext(): Promise<boolean> {
+  /** A lease on the check runs hands out next; undefined when none is waiting. */
+  private async claim(): Promise<Lease | undefined> {
     const res = await this.client.ClaimPolicyCheck({
       evaluatorId: this.options.evaluatorId,
       leaseSeconds: this.options.leaseSeconds,
       includePolicyEvaluations: true,
     });
-    if (!res.claimed || !res.lease) return false;
-    await this.evaluate(res.lease);
-    return true;
+    return res.claimed && res.lease ? res.lease : undefined;
   }
 
   private async evaluate(lease: Lease): Promise<void> {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { conflict } from '@policyhub/errors';
@@ -56,7 +59,7 @@ describe('evaluator worker', () => {
   });
   afterAll(() => runs.stop());
 
-  function startWorker(engines: EngineRegistry) {
+  function startWorker(engines: EngineRegistry, concurrency = 1) {
     const sink = new Writable({
       write(chunk, _encoding, done) {
         log.push(JSON.parse(chunk.toString()) as { msg: string });
@@ -71,6 +74,7 @@ describe('evaluator worker', () => {
       pollIntervalMs: 20,
       leaseSeconds: 30,
       timeoutMs: 20_000,
+      concurrency,
       logger: createLogger('evaluator', 'info', sink),
     });
     worker.start();
@@ -176,5 +180,66 @@ describe('evaluator worker', () => {
       20,
     );
     expect(runs.decision(id)).toBeUndefined();
+  });
+
+  it('evaluates as many checks at once as its concurrency allows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evaluator-concurrency-'));
+    // Each engine announces itself, then waits (at most 15 s) until a second one has too.
+    const together = `
+      const fs = require('node:fs');
+      const request = JSON.parse(fs.readFileSync(0, 'utf8'));
+      fs.writeFileSync(${JSON.stringify(dir)} + '/' + request.policy_check_id, '');
+      const until = Date.now() + 15000;
+      const peers = () => fs.readdirSync(${JSON.stringify(dir)}).length;
+      const answer = () => process.stdout.write(JSON.stringify({ policies: request.policy_sets.flatMap((s) =>
+        s.policies.map((p) => ({ policy_set_id: s.id, policy: p.name, passed: true, output: ['peers=' + peers()] }))) }));
+      const wait = () => (peers() >= 2 || Date.now() > until ? answer() : setTimeout(wait, 20));
+      wait();
+    `;
+    try {
+      startWorker(engine(together), 2);
+      const ids = [queue({ plan, sets: [individual()] }), queue({ plan, sets: [individual()] })];
+      for (const id of ids) expect(completed(await runs.decided(id)).report).toContain('peers=2');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a check whose report fails is left to its lease; the next check is claimed without backing off', async () => {
+    startWorker(engine(FAIL_EVERYTHING));
+    const broken = queue({ plan, sets: [individual()], reportError: new Error('runs could not store it') });
+    const healthy = queue({ plan, sets: [individual()] });
+    completed(await runs.decided(healthy));
+    expect(runs.decision(broken)).toBeUndefined();
+    expect(log.map((l) => l.msg)).toContain(
+      'could not evaluate or report the check; it is claimable again once its lease expires',
+    );
+    expect(log.map((l) => l.msg)).not.toContain('evaluator cycle failed; retrying');
+  });
+
+  it('an engine answer runs could not store errors the check at once, saying why', async () => {
+    startWorker(engine(FAIL_EVERYTHING.replace("'kind=' + s.kind", "'address aws_s3_bucket.a\\u0000b'")));
+    const id = queue({ plan, sets: [individual()] });
+    const request = failed(await runs.decided(id));
+    expect(request.errorMessage).toBe(
+      "the engine's result cannot be stored: its report contains a NUL character (U+0000)",
+    );
+  });
+
+  it('an adapter that throws on its engine answer errors the check at once instead of on every lease', async () => {
+    startWorker(
+      EngineRegistry.everyKind({
+        name: 'throwing',
+        describe: () => 'a throwing adapter',
+        evaluate: async () => {
+          throw new RangeError('Maximum call stack size exceeded');
+        },
+      }),
+    );
+    const id = queue({ plan, sets: [individual()] });
+    expect(failed(await runs.decided(id)).errorMessage).toBe(
+      'a throwing adapter gave an answer that could not be read: Maximum call stack size exceeded',
+    );
+    expect(runs.claims.filter((c) => c.checkId === id)).toHaveLength(1);
   });
 });

@@ -191,6 +191,20 @@ describe('runs service: runs and the executor API', () => {
     );
   });
 
+  it("an executor's error message is recorded made storable (NUL → U+FFFD), not refused with INTERNAL", async () => {
+    const { run } = await h.runs.CreateRun({ workspaceId: 'ws-guarded' }, owner('acme'));
+    const errored = await h.executor.ReportRunErrored({
+      runId: run!.id,
+      message: 'apply failed on a\u0000b',
+    });
+    expect(errored.run!.status).toBe('RUN_STATUS_ERRORED');
+    const { runEvents } = await h.runs.ListRunEvents({ runId: run!.id }, owner('acme'));
+    expect(runEvents.at(-1)).toMatchObject({
+      action: 'RUN_EVENT_ACTION_ERRORED',
+      description: 'apply failed on a\uFFFDb',
+    });
+  });
+
   it('lists runs (with their check, comment and event ids) in a constant number of queries', async () => {
     h.workspaces.add('ws-many', 'acme');
     for (let i = 0; i < 6; i++) {

@@ -49,6 +49,8 @@ export interface QueuedCheck {
   planSha256?: string;
   /** CompletePolicyCheck's answer. */
   status?: runsV1.PolicyCheckStatus;
+  /** What CompletePolicyCheck throws instead (the check stays leased, as after a failed report). */
+  reportError?: Error;
 }
 
 export type Decision =
@@ -217,6 +219,7 @@ export class FakeRuns {
       ),
       CompletePolicyCheck: async (req) => {
         const held = this.holding(req.policyCheckId, req.leaseToken);
+        if (held.check.reportError) throw held.check.reportError;
         this.settle(held, { kind: 'completed', request: req });
         return { status: held.check.status ?? 'POLICY_CHECK_STATUS_PASSED' };
       },

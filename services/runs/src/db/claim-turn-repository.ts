@@ -11,8 +11,9 @@ export class ClaimTurnRepository {
 
   /** Up to `limit` organization keys with queued checks, in claiming order. */
   async organizationsInTurn(limit: number): Promise<string[]> {
-    // The recursive part walks policy_checks_queued_by_organization once per organization, not
-    // once per queued check, so a large backlog costs what one organization does.
+    // The recursive part probes a partial index of queued checks that starts with organization_key
+    // (migration 0006) once per organization, not once per queued check: a large backlog costs
+    // what one organization does.
     const { rows } = await this.db.query<{ organization_key: string }>(
       `WITH RECURSIVE queued(key) AS (
          (SELECT organization_key FROM policy_checks WHERE status = 'queued' ORDER BY organization_key LIMIT 1)

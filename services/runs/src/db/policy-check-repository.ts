@@ -23,6 +23,8 @@ export interface PolicyCheckRow {
   organization_id: string | null;
   workspace_id: string;
   plan_only: boolean;
+  /** The run's status: whether a soft failure may still be overridden depends on it. */
+  run_status: string;
 }
 
 export interface LeaseRow {
@@ -36,9 +38,9 @@ export interface LeaseRow {
 const SELECT = `
   SELECT c.id, c.run_id, c.scope, c.status, c.status_timestamps, c.result, (c.output IS NOT NULL) AS has_output,
          c.override_comment, c.error_message, c.attempts, c.lease_owner, c.lease_token, c.created_at, c.updated_at,
-         r.organization, r.organization_id, r.workspace_id, r.plan_only
+         r.organization, r.organization_id, r.workspace_id, r.plan_only, r.status AS run_status
     FROM policy_checks c JOIN runs r ON r.id = c.run_id`;
-const SELECT_WITH_TOTAL = SELECT.replace('r.plan_only', 'r.plan_only, count(*) OVER () AS total');
+const SELECT_WITH_TOTAL = SELECT.replace('r.plan_only,', 'r.plan_only, count(*) OVER () AS total,');
 
 export class PolicyCheckRepository {
   constructor(private readonly db: Queryable) {}
@@ -102,7 +104,7 @@ export class PolicyCheckRepository {
   /** Checks of a run that are still waiting for an evaluator, locked. */
   async openChecksForUpdate(runId: string): Promise<PolicyCheckRow[]> {
     const { rows } = await this.db.query<PolicyCheckRow>(
-      `${SELECT} WHERE c.run_id = $1 AND c.status = 'queued' FOR UPDATE OF c`,
+      `${SELECT} WHERE c.run_id = $1 AND c.status = 'queued' ORDER BY c.id FOR UPDATE OF c`,
       [runId],
     );
     return rows;

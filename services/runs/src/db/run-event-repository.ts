@@ -34,9 +34,11 @@ export class RunEventRepository {
 
   async insert(e: NewRunEvent): Promise<void> {
     await this.db.query(
+      // The time of writing, not of the transaction's start: events are written under the run's
+      // lock, so their order is the order in which the run changed.
       `INSERT INTO run_events (id, run_id, action, description, actor_user_id, comment_id, policy_check_id,
-                               task_stage_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+                               task_stage_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp())`,
       [
         e.id,
         e.runId,

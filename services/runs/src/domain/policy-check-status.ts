@@ -16,9 +16,13 @@ export type EnforcementLevel = (typeof ENFORCEMENT_LEVELS)[number];
 export const isEnforcementLevel = (v: string): v is EnforcementLevel =>
   (ENFORCEMENT_LEVELS as readonly string[]).includes(v);
 
-/** Overriding is possible only for a soft failure of a run that may still proceed (upstream). */
-export const isOverridable = (checkStatus: string, runPlanOnly: boolean): boolean =>
-  checkStatus === CHECK_STATUS.softFailed && !runPlanOnly;
+/**
+ * Overriding is possible only for a soft failure of a run that waits for it (`policy_override`,
+ * upstream): never for a plan-only run (`policy_soft_failed`), nor once the run was canceled or
+ * errored (its soft failure stays what it was, but nothing can proceed any more).
+ */
+export const isOverridable = (checkStatus: string, runStatus: string): boolean =>
+  checkStatus === CHECK_STATUS.softFailed && runStatus === RUN_STATUS.policyOverride;
 
 /** The run status that follows a decided check (docs/policy-evaluation.md). */
 export function runStatusAfterCheck(checkStatus: CheckStatus, runPlanOnly: boolean): RunStatus {

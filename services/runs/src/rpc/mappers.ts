@@ -147,7 +147,7 @@ export const toPolicyCheck = (c: PolicyCheckRow, principal: Principal | undefine
         engineDetailsJson: JSON.stringify(c.result.engineDetails),
       }
     : null,
-  isOverridable: isOverridable(c.status, c.plan_only),
+  isOverridable: isOverridable(c.status, c.run_status),
   canOverride: hasPermission(principal, c.organization, OVERRIDE_POLICY_CHECKS, c.organization_id),
   hasOutput: c.has_output,
   overrideComment: c.override_comment ?? undefined,

@@ -4,6 +4,7 @@ import { MAX_DETAILS_BYTES, storableText, unstorableJson, unstorableText } from 
 import type { Queryable } from '@policyhub/db';
 import { conflict, invalidAttribute, notFound } from '@policyhub/errors';
 import { ClaimTurnRepository } from '../db/claim-turn-repository.js';
+import { lockRunAndCheck } from '../db/run-locks.js';
 import { type LeaseRow, PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
 import { RunRepository, type RunRow } from '../db/run-repository.js';
 import { aggregateOutcomes } from '../domain/aggregation.js';
@@ -91,7 +92,7 @@ export class EvaluatorUseCases {
             await turns.taken(organizationKeyOf(check));
             return checks.lease(check.id, owner, newLeaseToken(), seconds, true);
           }
-          await this.giveUp(tx, check);
+          if (!(await this.giveUp(tx, check))) break;
         }
       }
       return undefined;
@@ -166,7 +167,8 @@ export class EvaluatorUseCases {
     token: string,
     completion: Completion,
   ): Promise<{ status: CheckStatus; errorMessage: string | undefined }> {
-    const found = requireLease(await this.checks.get(checkId), token);
+    // Checked again under the lock below; this one spares the work for a lost lease.
+    requireLease(await this.checks.get(checkId), token);
     const engineDetails = parseEngineDetails(completion.engineDetailsJson);
     const unstorable = unstorableCompletion(completion, engineDetails);
     if (unstorable) {
@@ -198,8 +200,7 @@ export class EvaluatorUseCases {
       ? completion.report
       : renderReport(outcomes.map((o) => ({ ...o, setName: setNames.get(o.policySetId) ?? o.policySetId })));
     await this.deps.db.transaction(async (tx) => {
-      const run = await new RunRepository(tx).getForUpdate(found.run_id);
-      const check = requireLease(await new PolicyCheckRepository(tx).getForUpdate(checkId), token);
+      const { run, check } = lockedWithLease(await lockRunAndCheck(tx, checkId), token);
       await new PolicyCheckRepository(tx).decide(check.id, {
         status,
         statusTimestamps: checkTimestamps(check, status),
@@ -207,7 +208,7 @@ export class EvaluatorUseCases {
         outcomes,
         output: capReport(report),
       });
-      if (run?.status === RUN_STATUS.policyChecking)
+      if (run.status === RUN_STATUS.policyChecking)
         await moveRun(tx, run, await runStatusAfterCheckAndStage(tx, run, status));
     });
     return { status, errorMessage: undefined };
@@ -248,12 +249,11 @@ export class EvaluatorUseCases {
     report: string | undefined,
   ): Promise<void> {
     if (isPolicyEvaluationId(checkId)) return this.evaluations.fail(checkId, token, errorMessage);
-    const found = requireLease(await this.checks.get(checkId), token);
+    requireLease(await this.checks.get(checkId), token);
     // Whatever the evaluator says about a failure is kept, made storable (it may quote tenant data).
     const message = storableText(errorMessage?.trim().slice(0, 10_000) || 'the evaluator reported an error');
     await this.deps.db.transaction(async (tx) => {
-      const run = await new RunRepository(tx).getForUpdate(found.run_id);
-      const check = requireLease(await new PolicyCheckRepository(tx).getForUpdate(checkId), token);
+      const { run, check } = lockedWithLease(await lockRunAndCheck(tx, checkId), token);
       await this.error(
         tx,
         run,
@@ -264,11 +264,18 @@ export class EvaluatorUseCases {
     });
   }
 
-  private async giveUp(tx: Queryable, check: PolicyCheckRow): Promise<void> {
-    // SKIP LOCKED on the run: a cancellation holding it (it locks run → check) decides instead.
+  /**
+   * Errors a check that used up its leases; false when its run is locked by another transition,
+   * which then decides (the next claim gives up on the check if it is still queued).
+   */
+  private async giveUp(tx: Queryable, check: PolicyCheckRow): Promise<boolean> {
+    // SKIP LOCKED on the run: the check is locked already, and waiting for the run here would
+    // invert the lock order (run → check, db/run-locks.ts).
     const run = await new RunRepository(tx).getForUpdateUnlessLocked(check.run_id);
+    if (!run) return false;
     const message = `no evaluator finished the check within ${MAX_CLAIMS} leases`;
     await this.error(tx, run, check, message, `Policy check errored: ${message}\n`);
+    return true;
   }
 
   private async error(
@@ -301,6 +308,15 @@ function requireLease(check: PolicyCheckRow | undefined, token: string): PolicyC
   if (!check) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
   if (check.status !== CHECK_STATUS.queued || !token || check.lease_token !== token) throw leaseLost();
   return check;
+}
+
+/** The locked run and check, if `token` still holds the check's lease; else as requireLease. */
+function lockedWithLease(
+  locked: { run: RunRow; check: PolicyCheckRow } | undefined,
+  token: string,
+): { run: RunRow; check: PolicyCheckRow } {
+  if (!locked) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
+  return { run: locked.run, check: requireLease(locked.check, token) };
 }
 
 /** Declared policies per archive key and policies-path (archives are immutable once stored). */

@@ -1,5 +1,7 @@
+import { storableText } from '@policyhub/db';
 import { invalidAttribute, notFound } from '@policyhub/errors';
 import { PlanRepository } from '../db/plan-repository.js';
+import { lockRunAndOpenChecks } from '../db/run-locks.js';
 import { RunRepository, type RunView } from '../db/run-repository.js';
 import { summarizeParsedPlan } from '../domain/plan-document.js';
 import { PLAN_STATUS } from '../domain/plan-status.js';
@@ -77,18 +79,24 @@ export class ExecutorUseCases {
     description: string,
   ) {
     await this.deps.db.transaction(async (tx) => {
-      const run = await new RunRepository(tx).getForUpdate(runId);
-      if (!run) throw notFound('RUNS_RUN_NOT_FOUND');
+      const locked = await lockRunAndOpenChecks(tx, runId);
+      if (!locked) throw notFound('RUNS_RUN_NOT_FOUND');
+      const { run } = locked;
       if (run.status === status) return; // repeated report
       if (isFinalRunStatus(run.status)) throw stateConflict(run.status, `it cannot become ${status}`);
-      await cancelOpenChecks(tx, runId);
+      await cancelOpenChecks(tx, runId); // the checks are locked already; their stage here
       await moveRun(tx, run, status);
       await new PlanRepository(tx).endPending(
         runId,
         status === RUN_STATUS.canceled ? PLAN_STATUS.canceled : PLAN_STATUS.errored,
         new Date().toISOString(),
       );
-      await recordRunEvent(tx, { runId, action: status, description: description.slice(0, 10_000) });
+      // The executor's words may quote tenant data: kept, made storable.
+      await recordRunEvent(tx, {
+        runId,
+        action: status,
+        description: storableText(description.slice(0, 10_000)),
+      });
     });
     return (await this.runs.getView(runId))!;
   }

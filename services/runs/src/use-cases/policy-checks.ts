@@ -2,7 +2,7 @@ import { pageInfo, pageWindow } from '@policyhub/db';
 import { conflict, notFound } from '@policyhub/errors';
 import type { Principal } from '@policyhub/permissions';
 import { PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
-import { RunRepository } from '../db/run-repository.js';
+import { lockRunAndCheck } from '../db/run-locks.js';
 import { CHECK_STATUS, isOverridable } from '../domain/policy-check-status.js';
 import {
   OVERRIDE_POLICY_CHECKS,
@@ -11,7 +11,6 @@ import {
   requirePrincipal,
   validateOverrideComment,
 } from '../domain/rules.js';
-import { RUN_STATUS } from '../domain/run-status.js';
 import { readableRun } from './access.js';
 import type { Deps } from '../deps.js';
 import { checkTimestamps, moveRun, recordRunEvent, runStatusAfterCheckAndStage } from './transitions.js';
@@ -73,10 +72,11 @@ export class PolicyCheckUseCases {
     );
     const justification = validateOverrideComment(comment?.trim() ?? '');
     await this.deps.db.transaction(async (tx) => {
-      const run = await new RunRepository(tx).getForUpdate(found.run_id);
-      const check = await new PolicyCheckRepository(tx).getForUpdate(id);
-      if (!run || !check) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
-      if (!isOverridable(check.status, run.plan_only)) {
+      const locked = await lockRunAndCheck(tx, id);
+      if (!locked) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
+      const { run, check } = locked;
+      // Decided on the states read under the lock: a cancel or error that ended the run first wins.
+      if (!isOverridable(check.status, run.status)) {
         throw conflict('RUNS_POLICY_CHECK_NOT_OVERRIDABLE', NOT_OVERRIDABLE_DETAIL);
       }
       await new PolicyCheckRepository(tx).decide(id, {
@@ -85,9 +85,7 @@ export class PolicyCheckUseCases {
         overrideComment: justification || undefined,
         overriddenBy: caller.userId,
       });
-      if (run.status === RUN_STATUS.policyOverride) {
-        await moveRun(tx, run, await runStatusAfterCheckAndStage(tx, run, CHECK_STATUS.overridden));
-      }
+      await moveRun(tx, run, await runStatusAfterCheckAndStage(tx, run, CHECK_STATUS.overridden));
       await recordRunEvent(tx, {
         runId: run.id,
         action: 'policy-overridden',

@@ -15,8 +15,9 @@ import {
 } from '../domain/task-stages.js';
 
 /*
- * Status changes inside a caller's transaction. Lock order is always run → its checks, so
- * concurrent reports, cancellations and overrides of one run serialise without deadlocks.
+ * Status changes inside a caller's transaction, on rows locked with db/run-locks.ts (run, then
+ * its checks), so concurrent reports, cancellations and overrides of one run serialise without
+ * deadlocks.
  */
 
 export async function moveRun(
@@ -39,7 +40,10 @@ export async function recordRunEvent(tx: Queryable, event: Omit<NewRunEvent, 'id
   return id;
 }
 
-/** Cancels the run's checks, and its stage's evaluations, that no evaluator has decided yet. */
+/**
+ * Cancels the run's checks, and its stage's evaluations, that no evaluator has decided yet. The
+ * caller holds the run's lock (db/run-locks.ts).
+ */
 export async function cancelOpenChecks(tx: Queryable, runId: string): Promise<void> {
   const checks = new PolicyCheckRepository(tx);
   for (const check of await checks.openChecksForUpdate(runId)) {
