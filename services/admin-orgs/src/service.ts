@@ -4,6 +4,7 @@ import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
 import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
+import { startAuditRecordedConsumer } from './consumers/audit-recorded.js';
 import type { Deps } from './deps.js';
 import { registerAdminOrgs } from './server.js';
 import { ensureBootstrapSiteAdmin } from './use-cases/site-admin-bootstrap.js';
@@ -56,6 +57,7 @@ export function startAdminOrgs(options: AdminOrgsOptions): Promise<RunningServic
     auth: new InternalAuth({ keys: options.signingKeys, service: 'admin-orgs' }),
     migrateOnly: options.migrateOnly,
     register: (server, service) => registerAdminOrgs(server, service, depsOf(service)),
+    consumers: async (service) => [await startAuditRecordedConsumer(service)],
     onStart: (service) => ensureBootstrapSiteAdmin(depsOf(service), options.siteAdminToken),
   });
 }
