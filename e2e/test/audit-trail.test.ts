@@ -342,3 +342,30 @@ describe('audit trail: acts of policy-sets and runs', () => {
     expect(everything.text).not.toContain(new URL(uploadUrl).pathname.split('/').pop()!);
   });
 });
+
+describe('audit trail: retention', () => {
+  let t: TestSystem;
+
+  beforeAll(async () => {
+    // A short interval so that the sweep runs during the test; 30 days of retention.
+    t = await startTestSystem({ auditRetention: { days: 30, intervalMs: 200 } });
+  }, 120_000);
+  afterAll(async () => t?.stop());
+
+  it('deletes records older than the retention and keeps the others', async () => {
+    const org = await createOrganization(t, 'audit-ret');
+    const team = await org.owner.api.post(`/organizations/${org.name}/teams`, {
+      data: { type: 'teams', attributes: { name: uniqueName('old') } },
+    });
+    expect(team.status, team.text).toBe(201);
+    const before = (await trail(org.owner.api, org.name)).data;
+    expect(acts(before)).toEqual(['organization.create', 'team.create']);
+    // The organization's creation happened 31 days ago, as far as the trail knows.
+    await t.system.services['admin-orgs']!.db.query(
+      `UPDATE audit_trail SET occurred_at = now() - interval '31 days' WHERE id = $1`,
+      [before[0]!.id],
+    );
+    const after = await trailUntil(org.owner.api, org.name, (e) => e.length === 1);
+    expect(after.map((e) => e.id)).toEqual([before[1]!.id]);
+  });
+});
