@@ -3,10 +3,20 @@ import type { ApiClient } from './support/api.js';
 import {
   createMember,
   createOrganization,
+  createPolicy,
+  createPolicySet,
   createUser,
   type TestUser,
   uniqueName,
 } from './support/fixtures.js';
+import {
+  claimCheck,
+  createRun,
+  guardedWorkspace,
+  type InternalRunsApi,
+  internalRunsApi,
+  planJson,
+} from './support/runs.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
@@ -233,5 +243,129 @@ describe('audit trail', () => {
     for (const secret of [tokenValue, fresh.token, org.owner.token, member.token, t.system.siteAdminToken]) {
       expect(everything.text).not.toContain(secret);
     }
+  });
+});
+
+describe('audit trail: acts of policy-sets and runs', () => {
+  let t: TestSystem;
+  let internal: InternalRunsApi;
+
+  beforeAll(async () => {
+    t = await startTestSystem();
+    internal = internalRunsApi(t);
+  }, 120_000);
+  afterAll(async () => {
+    internal?.close();
+    await t?.stop();
+  });
+
+  it('records policy, set, version and override acts in the organization of the act, without the upload URL', async () => {
+    const org = await createOrganization(t, 'audit-pol');
+    const orgId = (await org.owner.api.get(`/organizations/${org.name}`)).body.data.attributes['external-id'];
+    const { workspace, set, policies } = await guardedWorkspace(org.owner.api, org.name, [
+      { name: uniqueName('soft'), level: 'soft-mandatory' },
+    ]);
+    const policy = policies[0]!;
+    const patched = await org.owner.api.patch(`/policies/${policy.id}`, {
+      data: { type: 'policies', attributes: { description: 'tightened' } },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const spare = await createPolicy(org.owner.api, org.name);
+    expect((await org.owner.api.delete(`/policies/${spare.id}`)).status).toBe(204);
+
+    // A version: its upload URL is a capability and must stay out of the trail.
+    const uploadable = await createPolicySet(org.owner.api, org.name);
+    const version = await org.owner.api.request('POST', `/policy-sets/${uploadable.id}/versions`, undefined, {
+      'content-type': 'application/vnd.api+json',
+    });
+    expect(version.status, version.text).toBe(201);
+    const uploadUrl = version.body.data.links.upload as string;
+    expect((await org.owner.api.delete(`/policy-sets/${uploadable.id}`)).status).toBe(204);
+
+    // A soft failure, overridden by a member who may override.
+    const run = await createRun(org.owner.api, workspace.id);
+    await internal.executor.ReportPlanFinished({ runId: run.id, planJson: planJson(['aws_s3_bucket']) });
+    const checkId = (await org.owner.api.get(`/runs/${run.id}`)).body.data.relationships['policy-checks']
+      .data[0].id as string;
+    const lease = await claimCheck(internal, checkId);
+    await internal.evaluator.CompletePolicyCheck({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+      outcomes: [{ policySetId: set.id, policyName: policy.attributes.name as string, passed: false }],
+      durationMs: 1,
+      engineDetailsJson: '{}',
+    });
+    const approver = await createMember(t, org, ['read-runs', 'manage-policy-overrides']);
+    const override = await approver.api.post(`/policy-checks/${checkId}/actions/override`, {
+      comment: 'change window approved',
+    });
+    expect(override.status, override.text).toBe(200);
+
+    const expected = [
+      'policy.create',
+      'policy_set.create',
+      'policy.update',
+      'policy.create',
+      'policy.destroy',
+      'policy_set.create',
+      'policy_set_version.create',
+      'policy_set.destroy',
+      'policy_check.override',
+    ];
+    const events = await trailUntil(org.owner.api, org.name, (e) =>
+      expected.every((a) => acts(e).includes(a)),
+    );
+    const mine = events.filter((e) => e.resource.type !== 'organization' && e.resource.type !== 'team');
+    expect(mine.map((e) => `${e.resource.type}.${e.resource.action}`).sort()).toEqual([...expected].sort());
+    for (const e of mine) {
+      expect(e.auth.organization_id, acts([e])[0]).toBe(orgId);
+      expect(e.resource.meta.outcome).toBe('succeeded');
+    }
+    const byOwner = mine.filter((e) => e.resource.type !== 'policy_check');
+    expect(new Set(byOwner.map((e) => e.auth.accessor_id))).toEqual(new Set([org.owner.id]));
+    expect(mine.find((e) => e.resource.type === 'policy' && e.resource.action === 'update')).toMatchObject({
+      resource: { id: policy.id, meta: { changed: ['description'] } },
+    });
+    expect(mine.find((e) => e.resource.type === 'policy_set_version')).toMatchObject({
+      resource: { id: version.body.data.id, meta: { policy_set_id: uploadable.id } },
+    });
+    expect(mine.find((e) => e.resource.type === 'policy_check')).toMatchObject({
+      auth: { accessor_id: approver.id, description: approver.username, type: 'Client' },
+      resource: {
+        id: checkId,
+        action: 'override',
+        meta: { run_id: run.id, comment: 'change window approved' },
+      },
+    });
+    const everything = await t.admin.get('/admin/audit-trail');
+    expect(everything.text).not.toContain(uploadUrl);
+    expect(everything.text).not.toContain(new URL(uploadUrl).pathname.split('/').pop()!);
+  });
+});
+
+describe('audit trail: retention', () => {
+  let t: TestSystem;
+
+  beforeAll(async () => {
+    // A short interval so that the sweep runs during the test; 30 days of retention.
+    t = await startTestSystem({ auditRetention: { days: 30, intervalMs: 200 } });
+  }, 120_000);
+  afterAll(async () => t?.stop());
+
+  it('deletes records older than the retention and keeps the others', async () => {
+    const org = await createOrganization(t, 'audit-ret');
+    const team = await org.owner.api.post(`/organizations/${org.name}/teams`, {
+      data: { type: 'teams', attributes: { name: uniqueName('old') } },
+    });
+    expect(team.status, team.text).toBe(201);
+    const before = (await trail(org.owner.api, org.name)).data;
+    expect(acts(before)).toEqual(['organization.create', 'team.create']);
+    // The organization's creation happened 31 days ago, as far as the trail knows.
+    await t.system.services['admin-orgs']!.db.query(
+      `UPDATE audit_trail SET occurred_at = now() - interval '31 days' WHERE id = $1`,
+      [before[0]!.id],
+    );
+    const after = await trailUntil(org.owner.api, org.name, (e) => e.length === 1);
+    expect(after.map((e) => e.id)).toEqual([before[1]!.id]);
   });
 });

@@ -1,4 +1,4 @@
-import { adminOrgsConfigShape } from '@policyhub/admin-orgs';
+import { adminOrgsConfigShape, auditRetentionConfigShape } from '@policyhub/admin-orgs';
 import { type ConfigRow, configTable, describeConfig } from '@policyhub/config';
 import { contractsConfigShape } from '@policyhub/contracts';
 import { evaluatorConfigShape } from '@policyhub/evaluator';
@@ -29,7 +29,8 @@ export function configurationDoc(): string {
         'there; `/healthz`, `/readyz` and `/metrics` are on the ops listener `OPS_HOST:OPS_PORT`. Read by',
         '`embedded/src/config.ts`. The services it starts read their own variables too:',
         `storage's ${storageOwn.map((n) => `\`${n}\``).join(', ')} ([storage](#storage));`,
-        `runs' ${names(runsConfigShape).join(', ')} ([runs](#runs)); the event settings`,
+        `runs' ${names(runsConfigShape).join(', ')} ([runs](#runs)); admin-orgs'`,
+        `${names(auditRetentionConfigShape).join(', ')} ([admin-orgs](#admin-orgs)); the event settings`,
         `${[...names(kafkaConfigShape).slice(1), ...names(retentionConfigShape), ...names(readinessConfigShape)].join(', ')}`,
         '([every gRPC service](#every-grpc-service)); and the [tracing and contracts](#every-process) variables.',
         'Everything else is fixed in this mode: the other services listen on free loopback ports and the',

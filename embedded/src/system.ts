@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startAdminOrgs } from '@policyhub/admin-orgs';
+import { auditRetentionConfigShape, auditRetentionSettings, startAdminOrgs } from '@policyhub/admin-orgs';
 import { startPolicySets } from '@policyhub/policy-sets';
 import { detectEngines, EvaluatorWorker } from '@policyhub/evaluator';
 import { runsConfigShape, startRuns } from '@policyhub/runs';
@@ -97,6 +97,11 @@ export interface SystemOptions {
   validateResponses?: boolean | undefined;
   /** How long a policy set version's upload URL works; the spec's hour unless a test shortens it. */
   uploadUrlTtlMs?: number | undefined;
+  /**
+   * Retention of the audit trail: records older than `days` (0 keeps them) are deleted every
+   * `intervalMs`; default from AUDIT_RETENTION_DAYS and AUDIT_RETENTION_INTERVAL_SECONDS.
+   */
+  auditRetention?: { days?: number; intervalMs?: number } | undefined;
   /** Where every service writes its log lines (default stdout); tests pass a stream to read them. */
   logDestination?: Parameters<typeof createLogger>[2];
 }
@@ -164,6 +169,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir }),
   );
   const runsConfig = loadConfig(runsConfigShape, process.env);
+  const auditRetention = {
+    ...auditRetentionSettings(loadConfig(auditRetentionConfigShape, process.env)),
+    ...options.auditRetention,
+  };
   // Event-table retention, readiness and Kafka client settings: the variables services read.
   const eventsConfig = loadConfig({ ...retentionConfigShape, ...readinessConfigShape }, process.env);
   const kafka = options.kafka ?? kafkaClientSettings(loadConfig(kafkaConfigShape, process.env));
@@ -208,6 +217,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       ...shared,
       logger: serviceLogger('admin-orgs'),
       siteAdminToken: token,
+      auditRetention,
     });
     started.push(adminOrgs);
     const services: Record<string, RunningService> = { 'admin-orgs': adminOrgs };

@@ -49,6 +49,12 @@ export function auditMetaJson(meta: AuditAct['meta']): string {
   return JSON.stringify(kept);
 }
 
+/** The names (snake_case) of the members of a change that are set: what an update touched, without values. */
+export const changedAttributes = (change: object): string[] =>
+  Object.entries(change)
+    .filter(([, value]) => value !== undefined)
+    .map(([key]) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+
 /** The stored words of an act's record (what the trail's row holds). */
 export function auditFields(act: AuditAct) {
   return {

@@ -32,6 +32,7 @@ export {
   auditFields,
   auditMetaJson,
   auditRecordOf,
+  changedAttributes,
   enqueueAudit,
   newAuditId,
 } from './audit.js';

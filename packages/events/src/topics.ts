@@ -36,6 +36,18 @@ export const TOPICS = {
     type: 'policyhub.policysets.v1.PolicySetDeleted',
     consumedBy: ['storage'],
   },
+  // Privileged acts of services other than admin-orgs, for the audit trail admin-orgs keeps
+  // (docs/adr/0051-audit-trail.md). One topic per producing service, one message type.
+  policySetsAuditRecorded: {
+    name: 'policy-sets.audit-recorded',
+    type: 'policyhub.common.v1.AuditRecorded',
+    consumedBy: ['admin-orgs'],
+  },
+  runsAuditRecorded: {
+    name: 'runs.audit-recorded',
+    type: 'policyhub.common.v1.AuditRecorded',
+    consumedBy: ['admin-orgs'],
+  },
 } as const satisfies Record<string, { name: string; type: string; consumedBy: readonly string[] }>;
 
 export type TopicKey = keyof typeof TOPICS;

@@ -4,5 +4,7 @@ export {
   adminOrgsConfigShape,
   siteAdminTokenEnv,
   type AdminOrgsOptions,
+  auditRetentionConfigShape,
+  auditRetentionSettings,
 } from './service.js';
 export { hashToken } from './db/identity-repository.js';

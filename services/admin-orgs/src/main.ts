@@ -1,5 +1,5 @@
 import { runServiceMain } from '@policyhub/service-kit';
-import { adminOrgsConfigShape, startAdminOrgs } from './service.js';
+import { adminOrgsConfigShape, auditRetentionSettings, startAdminOrgs } from './service.js';
 
 await runServiceMain('admin-orgs', adminOrgsConfigShape, (config, shared) =>
   startAdminOrgs({
@@ -8,6 +8,7 @@ await runServiceMain('admin-orgs', adminOrgsConfigShape, (config, shared) =>
     grpcAddress: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
     signingKeys: config.INTERNAL_SIGNING_KEYS,
     siteAdminToken: config.SITE_ADMIN_TOKEN,
+    auditRetention: auditRetentionSettings(config),
     migrateOnly: config.MIGRATE_ONLY,
   }),
 );

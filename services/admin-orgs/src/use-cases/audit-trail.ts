@@ -1,5 +1,6 @@
 import type { Queryable } from '@policyhub/db';
 import { type AuditAct, auditFields, newAuditId } from '@policyhub/events';
+
 import { AppError } from '@policyhub/errors';
 import type { Principal } from '@policyhub/permissions';
 import { AuditRepository, type AuditRow, type NewAuditRow } from '../db/audit-repository.js';
@@ -15,6 +16,11 @@ import { visibleOrganization } from './tenancy-access.js';
  */
 export async function recordAudit(tx: Queryable, act: AuditAct): Promise<void> {
   await new AuditRepository(tx).insert(auditRow(newAuditId(), null, act));
+}
+
+/** A record another service reported (an AuditRecorded event), in the consumer's transaction. */
+export async function recordReportedAct(tx: Queryable, row: NewAuditRow): Promise<void> {
+  await new AuditRepository(tx).insert(row);
 }
 
 /** The organization of a record: its name and immutable id. */

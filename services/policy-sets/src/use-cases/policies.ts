@@ -1,8 +1,11 @@
 import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound, tooLarge } from '@policyhub/errors';
+import { type AuditAct, auditActorOf, changedAttributes } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
 import { PolicyRepository, type PolicyRow, toPolicyFields } from '../db/policy-repository.js';
+import { organizationOfRow } from '../db/organization-scope.js';
 import type { Deps } from '../deps.js';
+import { recordAudit } from '../events/audit.js';
 import { canManagePolicies } from '../domain/access.js';
 import {
   POLICY_CODE_MAX_BYTES,
@@ -17,6 +20,12 @@ import type { PageRequest } from './page.js';
 const nameTaken = () =>
   invalidAttribute('POLICY_SETS_POLICY_NAME_TAKEN', 'name', 'Name has already been taken');
 
+const policyAct = (principal: Principal | undefined, policy: PolicyRow, action: string): AuditAct => ({
+  organization: organizationOfRow(policy),
+  actor: auditActorOf(principal),
+  resource: { type: 'policy', id: policy.id, action },
+});
+
 /** Individual policies and their code. Everything needs manage-policies in the policy's organization. */
 export class PolicyUseCases {
   private readonly policies: PolicyRepository;
@@ -30,7 +39,15 @@ export class PolicyUseCases {
     const fields = resolveNewPolicy(input);
     const id = newId('pol');
     try {
-      await this.policies.insert(id, org, fields);
+      await this.deps.db.transaction(async (tx) => {
+        await new PolicyRepository(tx).insert(id, org, fields);
+        await recordAudit(tx, {
+          organization: org,
+          actor: auditActorOf(principal),
+          resource: { type: 'policy', id, action: 'create' },
+          meta: { name: fields.name, kind: fields.kind, enforcement_level: fields.enforcementLevel },
+        });
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw nameTaken();
       throw err;
@@ -62,7 +79,17 @@ export class PolicyUseCases {
     const current = await this.get(principal, id);
     const fields = resolvePolicyUpdate(toPolicyFields(current), input);
     try {
-      await this.policies.update(current.id, fields);
+      await this.deps.db.transaction(async (tx) => {
+        await new PolicyRepository(tx).update(current.id, fields);
+        await recordAudit(tx, {
+          ...policyAct(principal, current, 'update'),
+          meta: {
+            name: fields.name,
+            changed: changedAttributes(input),
+            enforcement_level: input.enforcementLevel ?? input.enforceMode,
+          },
+        });
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw nameTaken();
       throw err;
@@ -73,7 +100,10 @@ export class PolicyUseCases {
   async delete(principal: Principal | undefined, id: string): Promise<void> {
     const policy = await this.get(principal, id);
     // Sets holding it lose it with the row (ON DELETE CASCADE); their counts drop with it.
-    await this.policies.delete(policy.id);
+    await this.deps.db.transaction(async (tx) => {
+      await new PolicyRepository(tx).delete(policy.id);
+      await recordAudit(tx, { ...policyAct(principal, policy, 'destroy'), meta: { name: policy.name } });
+    });
   }
 
   async uploadCode(principal: Principal | undefined, id: string, code: Uint8Array) {
@@ -84,7 +114,13 @@ export class PolicyUseCases {
         `policy code is limited to ${POLICY_CODE_MAX_BYTES} bytes`,
       );
     }
-    await this.policies.setCode(policy.id, Buffer.from(code));
+    await this.deps.db.transaction(async (tx) => {
+      await new PolicyRepository(tx).setCode(policy.id, Buffer.from(code));
+      await recordAudit(tx, {
+        ...policyAct(principal, policy, 'upload_code'),
+        meta: { name: policy.name, bytes: code.length },
+      });
+    });
     return (await this.policies.get(policy.id))!;
   }
 

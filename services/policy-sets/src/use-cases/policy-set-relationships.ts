@@ -1,5 +1,6 @@
 import type { Queryable } from '@policyhub/db';
 import { invalidAttribute, unprocessable } from '@policyhub/errors';
+import { auditActorOf } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
 import { isForeignKeyViolation } from '../db/foreign-key.js';
 import { organizationOfRow } from '../db/organization-scope.js';
@@ -9,6 +10,7 @@ import {
   type RelationshipName,
 } from '../db/policy-set-repository.js';
 import type { Deps } from '../deps.js';
+import { recordAudit } from '../events/audit.js';
 import { checkFreeTierPolicyCount } from '../domain/free-tier.js';
 import {
   checkPolicyReferences,
@@ -125,6 +127,13 @@ export class PolicySetRelationshipUseCases {
         if (op === 'add') await repo.addMembers(set.id, relationship, ids);
         else await repo.removeMembers(set.id, relationship, ids);
         await repo.touch(set.id);
+        const words = relationship.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+        await recordAudit(tx, {
+          organization: organizationOfRow(set),
+          actor: auditActorOf(principal),
+          resource: { type: 'policy_set', id: set.id, action: `${op}_${words}` },
+          meta: { name: set.name, ids },
+        });
       })
       .catch((err: unknown) => {
         // A policy deleted between the check and the insert.

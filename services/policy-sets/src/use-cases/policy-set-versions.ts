@@ -1,8 +1,10 @@
 import { pageInfo, pageWindow } from '@policyhub/db';
 import { newId, notFound, unprocessable } from '@policyhub/errors';
+import { auditActorOf } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
 import { VersionRepository, type VersionRow } from '../db/version-repository.js';
 import type { Deps } from '../deps.js';
+import { recordAudit } from '../events/audit.js';
 import { canManagePolicies, MANAGE_POLICIES } from '../domain/access.js';
 import { checkFreeTierApiVersions } from '../domain/free-tier.js';
 import {
@@ -79,6 +81,13 @@ export class PolicySetVersionUseCases {
         createdAt: createdAt.toISOString(),
       });
       await r.recordNewest(set.id, id);
+      // The upload URL is a capability: it never goes into the trail.
+      await recordAudit(tx, {
+        organization: { name: set.organization, id: set.organization_id },
+        actor: auditActorOf(principal),
+        resource: { type: 'policy_set_version', id, action: 'create' },
+        meta: { policy_set_id: set.id },
+      });
       return row;
     });
   }

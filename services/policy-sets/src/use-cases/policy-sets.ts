@@ -1,6 +1,6 @@
 import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound } from '@policyhub/errors';
-import { enqueueEvent, TOPICS } from '@policyhub/events';
+import { auditActorOf, changedAttributes, enqueueEvent, TOPICS } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
 import { isForeignKeyViolation } from '../db/foreign-key.js';
 import { type OrganizationRef, organizationOfRow } from '../db/organization-scope.js';
@@ -13,6 +13,7 @@ import {
   toPolicySetFields,
 } from '../db/policy-set-repository.js';
 import type { Deps } from '../deps.js';
+import { recordAudit } from '../events/audit.js';
 import { canManagePolicies, requireManagePolicies } from '../domain/access.js';
 import {
   checkFreeTierPolicyCount,
@@ -39,6 +40,15 @@ const policyGone = () =>
   invalidAttribute('POLICY_SETS_POLICY_NOT_FOUND', 'policies', 'Policy not found (it was just deleted)');
 
 const RELATIONSHIP_ORDER: RelationshipName[] = ['policies', 'workspaces', 'projects', 'workspaceExclusions'];
+
+/** How many items each relationship given in the request holds (`policies_count`, …): ids, not values. */
+const relationshipCounts = (refs: ReferencedIds): Record<string, number | undefined> =>
+  Object.fromEntries(
+    RELATIONSHIP_ORDER.map((name) => [
+      `${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}_count`,
+      refs[name]?.length,
+    ]),
+  );
 
 /**
  * Create, read, update and delete of policy sets (the relationship endpoints:
@@ -93,6 +103,12 @@ export class PolicySetUseCases {
         await r.insert(id, organization, fields);
         await r.lockTenancyMembers(refs);
         for (const name of RELATIONSHIP_ORDER) await r.addMembers(id, name, refs[name] ?? []);
+        await recordAudit(tx, {
+          organization,
+          actor: auditActorOf(principal),
+          resource: { type: 'policy_set', id, action: 'create' },
+          meta: { name: fields.name, kind: fields.kind, global: fields.global, ...relationshipCounts(refs) },
+        });
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw nameTaken();
@@ -165,6 +181,12 @@ export class PolicySetUseCases {
           const ids = refs[name];
           if (ids) await r.replaceMembers(locked.id, name, ids);
         }
+        await recordAudit(tx, {
+          organization: organizationOfRow(locked),
+          actor: auditActorOf(principal),
+          resource: { type: 'policy_set', id: locked.id, action: 'update' },
+          meta: { name: fields.name, changed: changedAttributes(input), ...relationshipCounts(refs) },
+        });
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw nameTaken();
@@ -183,6 +205,12 @@ export class PolicySetUseCases {
       await enqueueEvent(tx, TOPICS.policySetDeleted, set.id, {
         organization: set.organization,
         policySetId: set.id,
+      });
+      await recordAudit(tx, {
+        organization: organizationOfRow(set),
+        actor: auditActorOf(principal),
+        resource: { type: 'policy_set', id: set.id, action: 'destroy' },
+        meta: { name: set.name },
       });
       return true;
     });

@@ -1,5 +1,6 @@
 import { pageInfo, pageWindow } from '@policyhub/db';
 import { conflict, notFound } from '@policyhub/errors';
+import { auditActorOf } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
 import { PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
 import { lockRunAndCheck } from '../db/run-locks.js';
@@ -13,6 +14,7 @@ import {
 } from '../domain/rules.js';
 import { readableRun } from './access.js';
 import type { Deps } from '../deps.js';
+import { recordAudit } from '../events/audit.js';
 import { checkTimestamps, moveRun, recordRunEvent, runStatusAfterCheckAndStage } from './transitions.js';
 
 type Page = { number?: number; size?: number } | null | undefined;
@@ -92,6 +94,12 @@ export class PolicyCheckUseCases {
         description: justification,
         actorUserId: caller.userId,
         policyCheckId: id,
+      });
+      await recordAudit(tx, {
+        organization: { name: run.organization, id: run.organization_id },
+        actor: auditActorOf(caller),
+        resource: { type: 'policy_check', id, action: 'override' },
+        meta: { run_id: run.id, comment: justification || undefined },
       });
     });
     return (await this.checks.get(id))!;
