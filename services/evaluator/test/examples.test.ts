@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readOpaConfiguration } from '../src/engines/opa/policy-configuration.js';
 import { readSentinelConfiguration } from '../src/engines/sentinel/configuration.js';
 import { tfplanV2 } from '../src/engines/sentinel/mock-data.js';
 
@@ -28,5 +29,20 @@ describe('examples/', () => {
     >;
     expect(Object.keys(rc)).toEqual(['aws_instance.web', 'aws_s3_bucket_acl.logs']);
     expect(rc['aws_instance.web']!.change.after.tags).not.toHaveProperty('owner');
+  });
+
+  it('the OPA set declares three policies, each query answered by a package of its Rego files', async () => {
+    const dir = `${examples}opa`;
+    const policies = await readOpaConfiguration({ file: '', dir, policiesPath: '' });
+    expect(policies.map((p) => [p.name, p.enforcementLevel]).sort()).toEqual([
+      ['allowed_instance_types', 'advisory'],
+      ['require_owner_tag', 'mandatory'],
+      ['restrict_public_buckets', 'mandatory'],
+    ]);
+    const packages = readdirSync(`${dir}/policies`).map(
+      (f) => /^package (\S+)/m.exec(readFileSync(`${dir}/policies/${f}`, 'utf8'))![1],
+    );
+    for (const p of policies)
+      expect(packages).toContain(p.query.replace(/^data\./, '').replace(/\.deny$/, ''));
   });
 });

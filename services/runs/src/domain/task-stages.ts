@@ -59,9 +59,9 @@ export const evaluationLevel = (level: string): 'advisory' | 'mandatory' =>
   level === 'advisory' ? 'advisory' : 'mandatory';
 
 /**
- * kind_b policies are stored with the levels policy-sets knows; in an evaluation they are
- * advisory or mandatory. kind_a policies keep their Sentinel level (the engine needs it) and are
- * reported as mandatory or advisory.
+ * In an evaluation kind_b policies are advisory or mandatory (one stored before policy-sets took
+ * `mandatory` may say soft- or hard-mandatory). kind_a policies keep their Sentinel level (the
+ * engine needs it) and are reported as mandatory or advisory.
  */
 function evaluationSet(set: PolicySetSnapshot): PolicySetSnapshot {
   if (set.kind !== 'kind_b') return set;
