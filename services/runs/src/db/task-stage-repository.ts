@@ -362,21 +362,3 @@ export class TaskStageRepository {
     );
   }
 }
-
-/**
- * Takes the run, then its stage, under row locks (the lock order of every status change: run →
- * its checks and stages), and answers them as they are inside the lock: callers check the state
- * there, never before.
- */
-export async function lockRunAndStage(
-  tx: Queryable,
-  stageId: string,
-): Promise<{ runId: string; stage: TaskStageRow } | undefined> {
-  const { rows } = await tx.query<{ run_id: string }>('SELECT run_id FROM task_stages WHERE id = $1', [
-    stageId,
-  ]);
-  if (!rows[0]) return undefined;
-  await tx.query('SELECT 1 FROM runs WHERE id = $1 FOR UPDATE', [rows[0].run_id]);
-  const stage = await new TaskStageRepository(tx).getStageForUpdate(stageId);
-  return stage ? { runId: stage.run_id, stage } : undefined;
-}

@@ -4,11 +4,8 @@ import { conflict, newId, notFound } from '@policyhub/errors';
 import { declaredArchivePolicies, declaredOpaArchivePolicies } from '../archives/sentinel-archive.js';
 import type { LeaseRow } from '../db/policy-check-repository.js';
 import { RunRepository, type RunRow } from '../db/run-repository.js';
-import {
-  type PolicyEvaluationRow,
-  TaskStageRepository,
-  lockRunAndStage,
-} from '../db/task-stage-repository.js';
+import { lockRunAndStage } from '../db/run-locks.js';
+import { type PolicyEvaluationRow, TaskStageRepository } from '../db/task-stage-repository.js';
 import {
   type DeclaredPolicies,
   type DeclaredPolicy,

@@ -7,9 +7,8 @@ import {
   type PolicySetOutcomeRow,
   type TaskStageRow,
   TaskStageRepository,
-  lockRunAndStage,
 } from '../db/task-stage-repository.js';
-import { RunRepository } from '../db/run-repository.js';
+import { lockRunAndStage } from '../db/run-locks.js';
 import {
   OVERRIDE_POLICY_CHECKS,
   READ_RUNS,
@@ -138,7 +137,7 @@ export class TaskStageUseCases {
         STAGE_STATUS.passed,
         withStatusTimestamp(stage.status_timestamps, STAGE_STATUS.passed),
       );
-      const run = (await new RunRepository(tx).get(locked.runId))!;
+      const { run } = locked;
       if (run.status === RUN_STATUS.postPlanAwaitingDecision)
         await moveRun(tx, run, runStatusForStage(STAGE_STATUS.passed, run.plan_only));
       await recordRunEvent(tx, {
