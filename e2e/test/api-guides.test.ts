@@ -27,6 +27,7 @@ const GUIDES = [
   'policy-set-versions.md',
   'runs.md',
   'admin-organizations.md',
+  'audit-trail.md',
 ];
 /** What a reader of the guides has: the repository (npm run evaluator, the e2e test engine). */
 const REPOSITORY_LINKS = ['package.json', 'node_modules', 'packages', 'services', 'e2e', 'proto'];

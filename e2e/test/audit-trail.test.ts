@@ -236,6 +236,37 @@ describe('audit trail', () => {
     });
   });
 
+  it('records project and workspace changes', async () => {
+    const target = await createOrganization(t, 'audit-ws');
+    const project = await target.owner.api.post(`/organizations/${target.name}/projects`, {
+      data: { type: 'projects', attributes: { name: uniqueName('prj') } },
+    });
+    expect(project.status, project.text).toBe(201);
+    const ws = await target.owner.api.post(`/organizations/${target.name}/workspaces`, {
+      data: {
+        type: 'workspaces',
+        attributes: { name: uniqueName('ws') },
+        relationships: { project: { data: { type: 'projects', id: project.body.data.id } } },
+      },
+    });
+    expect(ws.status, ws.text).toBe(201);
+    const renamed = await target.owner.api.patch(`/workspaces/${ws.body.data.id}`, {
+      data: { type: 'workspaces', attributes: { description: 'prod' } },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect((await target.owner.api.delete(`/projects/${project.body.data.id}`)).status).toBe(204);
+    const events = (await trail(target.owner.api, target.name)).data;
+    expect(acts(events)).toEqual([
+      'organization.create',
+      'project.create',
+      'workspace.create',
+      'workspace.update',
+      'project.destroy',
+    ]);
+    expect(events[3]!.resource).toMatchObject({ id: ws.body.data.id, meta: { changed: ['description'] } });
+    expect(events[4]!.resource).toMatchObject({ id: project.body.data.id, meta: { workspaces_deleted: 1 } });
+  });
+
   it('never holds a secret: no token value appears anywhere in the trail', async () => {
     const fresh = await createUser(t, 'audit-secret');
     const everything = await t.admin.get('/admin/audit-trail');
@@ -315,7 +346,7 @@ describe('audit trail: acts of policy-sets and runs', () => {
     const events = await trailUntil(org.owner.api, org.name, (e) =>
       expected.every((a) => acts(e).includes(a)),
     );
-    const mine = events.filter((e) => e.resource.type !== 'organization' && e.resource.type !== 'team');
+    const mine = events.filter((e) => !['organization', 'team', 'workspace'].includes(e.resource.type));
     expect(mine.map((e) => `${e.resource.type}.${e.resource.action}`).sort()).toEqual([...expected].sort());
     for (const e of mine) {
       expect(e.auth.organization_id, acts([e])[0]).toBe(orgId);

@@ -1,3 +1,4 @@
+import { type commonV1, decodeMessage } from '@policyhub/contracts';
 import type { PolicySetSnapshot } from '@policyhub/runs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policySet } from './support/fakes.js';
@@ -213,6 +214,27 @@ describe('runs service: task stages and policy evaluations', () => {
       actorUserId: 'user-owner',
       taskStageId: stage.id,
     });
+    // The audit trail's record, written to the outbox in the override's transaction.
+    const { rows } = await h.service.db.query<{ payload: Buffer }>(
+      `SELECT payload FROM outbox WHERE topic = 'runs.audit-recorded' AND key = $1`,
+      [stage.id],
+    );
+    expect(
+      rows.map(
+        (r) =>
+          decodeMessage<commonV1.AuditRecorded__Output>('policyhub.common.v1.AuditRecorded', r.payload)
+            .record,
+      ),
+    ).toEqual([
+      expect.objectContaining({
+        resourceType: 'task_stage',
+        resourceId: stage.id,
+        action: 'override',
+        actorId: 'user-owner',
+        organization: 'acme',
+        metaJson: JSON.stringify({ run_id: run.id, comment: 'approved by CAB' }),
+      }),
+    ]);
   });
 
   it('stops the run after a mandatory failure in a set that does not allow overrides, or an errored policy', async () => {

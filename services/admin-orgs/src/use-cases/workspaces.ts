@@ -1,14 +1,22 @@
 import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound, unprocessable } from '@policyhub/errors';
+import { type AuditAct, auditActorOf, changedAttributes } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
 import { TenancyRepository, type WorkspaceRow } from '../db/tenancy-repository.js';
 import type { Deps } from '../deps.js';
 import { requireName, requirePermission } from '../domain/rules.js';
 import { enqueueWorkspaceDeleted } from '../events/tenancy-events.js';
+import { recordAudit } from './audit-trail.js';
 import type { PageRequest } from './page.js';
 import { nameTaken, visibleOrganization, visibleTo } from './tenancy-access.js';
 
 const requireWorkspaceName = (name: string) => requireName(name, 'name', 'ADMIN_ORGS_INVALID_WORKSPACE_NAME');
+
+const workspaceAct = (principal: Principal | undefined, ws: WorkspaceRow, action: string): AuditAct => ({
+  organization: { name: ws.organization, id: ws.organization_id },
+  actor: auditActorOf(principal),
+  resource: { type: 'workspace', id: ws.id, action },
+});
 
 /** Workspaces of an organization; changes need manage-workspaces. */
 export class WorkspaceUseCases {
@@ -41,13 +49,18 @@ export class WorkspaceUseCases {
             `the organization has reached its workspace limit of ${limit}`,
           );
         }
-        return r.insertWorkspace({
+        const row = await r.insertWorkspace({
           id: newId('ws'),
           organization,
           project_id: project.id,
           name: workspace.name,
           description: workspace.description,
         });
+        await recordAudit(tx, {
+          ...workspaceAct(principal, row, 'create'),
+          meta: { name: row.name, project_id: project.id },
+        });
+        return row;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw nameTaken('workspace');
@@ -96,7 +109,14 @@ export class WorkspaceUseCases {
         ? undefined
         : (await this.projectIn(ws.organization, change.projectId)).id;
     try {
-      return (await this.tenancy.updateWorkspace(id, { ...change, projectId }))!;
+      return await this.deps.db.transaction(async (tx) => {
+        const row = (await new TenancyRepository(tx).updateWorkspace(id, { ...change, projectId }))!;
+        await recordAudit(tx, {
+          ...workspaceAct(principal, ws, 'update'),
+          meta: { name: row.name, changed: changedAttributes(change) },
+        });
+        return row;
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw nameTaken('workspace');
       throw err;
@@ -110,6 +130,7 @@ export class WorkspaceUseCases {
     await this.deps.db.transaction(async (tx) => {
       if (await new TenancyRepository(tx).deleteWorkspace(ws.id)) {
         await enqueueWorkspaceDeleted(tx, ws.organization, ws.id);
+        await recordAudit(tx, { ...workspaceAct(principal, ws, 'destroy'), meta: { name: ws.name } });
       }
     });
     await this.deps.relay.flushWithin();

@@ -1,5 +1,6 @@
 import { pageInfo, pageWindow } from '@policyhub/db';
 import { conflict, notFound } from '@policyhub/errors';
+import { auditActorOf } from '@policyhub/events';
 import { type Principal, hasPermission } from '@policyhub/permissions';
 import {
   type OutcomeFilter,
@@ -24,6 +25,7 @@ import {
   runStatusForStage,
 } from '../domain/task-stages.js';
 import type { Deps } from '../deps.js';
+import { recordAudit } from '../events/audit.js';
 import { readableRun } from './access.js';
 import { moveRun, recordRunEvent } from './transitions.js';
 
@@ -146,6 +148,12 @@ export class TaskStageUseCases {
         description: justification,
         actorUserId: caller.userId,
         taskStageId: id,
+      });
+      await recordAudit(tx, {
+        organization: { name: run.organization, id: run.organization_id },
+        actor: auditActorOf(caller),
+        resource: { type: 'task_stage', id, action: 'override' },
+        meta: { run_id: run.id, comment: justification || undefined },
       });
     });
     return (await this.stages.getStage(id))!;
