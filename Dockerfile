@@ -17,8 +17,8 @@
 # The downloads need the internet: this repository's CI cannot fetch them (no internet there), so it builds
 # without SENTINEL_VERSION or OPA_VERSION, and such an image evaluates no kind_a check (each ends `errored`
 # saying how to install Sentinel). docs/policy-evaluation.md has the details.
-# The Node line every test runs on (package.json engines; CI is Node 20).
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24, the newest supported line (package.json engines; CI tests 20, 22 and 24, ADR 0054).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- manifests: every workspace's package.json, nothing else. The dependency stages below start from
 # this, so their layers stay cached while only sources change.
