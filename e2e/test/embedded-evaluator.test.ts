@@ -6,7 +6,7 @@ import { type RunningSystem, startSystem } from '@policyhub/embedded';
 import { createTestDatabase, type TestDatabase, waitFor } from '@policyhub/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from './support/api.js';
-import { createOrganization } from './support/fixtures.js';
+import { createOrganization, createPolicy, createPolicySet, createWorkspace } from './support/fixtures.js';
 import { createRun, guardedWorkspace, planJson } from './support/runs.js';
 import { contracts } from '@policyhub/contracts';
 import { createClient, workerCredential } from '@policyhub/grpc-runtime';
@@ -85,7 +85,53 @@ async function start(path: string) {
       executor.close();
     }
   };
-  return { verdict };
+  /** A planned run on a workspace guarded only by a kind_b set; its decided task stage. */
+  const stageVerdict = async () => {
+    const workspace = await createWorkspace(org.owner.api, org.name);
+    const policy = await createPolicy(org.owner.api, org.name, {
+      kind: 'kind_b',
+      query: 'data.terraform.deny',
+      'enforcement-level': 'mandatory',
+    });
+    await createPolicySet(
+      org.owner.api,
+      org.name,
+      { kind: 'kind_b' },
+      {
+        policies: [policy.id],
+        workspaces: [workspace.id],
+      },
+    );
+    const run = await createRun(org.owner.api, workspace.id);
+    const stageExecutor = createClient(
+      contracts().policyhub.runs.v1.RunExecutor,
+      system!.services.runs!.address,
+      workerCredential(system!.workerTokens.executor),
+    );
+    try {
+      const reported = await stageExecutor.ReportPlanFinished({
+        runId: run.id,
+        planJson: planJson(['aws_s3_bucket']),
+      });
+      const stageId = reported.run!.taskStageIds[0]!;
+      const stage = await waitFor(
+        async () => {
+          const s = (await org.owner.api.get(`/task-stages/${stageId}?include=policy_evaluations`)).body;
+          return s.data.attributes.status !== 'running' && s;
+        },
+        45_000,
+        100,
+      );
+      const evaluationId = stage.data.relationships['policy-evaluations'].data[0].id;
+      const outcomes = (await org.owner.api.get(`/policy-evaluations/${evaluationId}/policy-set-outcomes`))
+        .body.data;
+      const runStatus = (await org.owner.api.get(`/runs/${run.id}`)).body.data.attributes.status;
+      return { stage: stage.data, outcomes, runStatus };
+    } finally {
+      stageExecutor.close();
+    }
+  };
+  return { verdict, stageVerdict };
 }
 
 describe('npm start: the built-in evaluator', () => {
@@ -94,7 +140,7 @@ describe('npm start: the built-in evaluator', () => {
   }, async () => {
     const empty = mkdtempSync(join(tmpdir(), 'policyhub-no-engines-'));
     try {
-      const { verdict } = await start(empty);
+      const { verdict, stageVerdict } = await start(empty);
       expect(system!.evaluatorEngines?.[0]).toMatch(
         /^kind_a: no engine \(SENTINEL_BIN is not set and there is no `sentinel` executable on PATH\)/,
       );
@@ -103,6 +149,17 @@ describe('npm start: the built-in evaluator', () => {
       expect(output).toContain('no policy engine for kind_a (Sentinel) policy sets');
       expect(output).toContain('Install it');
       expect(runStatus).toBe('errored');
+
+      // A workspace guarded only by an OPA set does not pass either: its task stage errors.
+      expect(system!.evaluatorEngines?.[1]).toMatch(
+        /^kind_b: no engine \(.*\); policy evaluations of kind_b sets end errored/,
+      );
+      const opa = await stageVerdict();
+      expect(opa.stage.attributes.status).toBe('errored');
+      expect(opa.outcomes[0].attributes.error).toMatch(
+        /no policy engine for kind_b \(OPA\) policy sets.*Install it/,
+      );
+      expect(opa.runStatus).toBe('errored');
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
