@@ -18,6 +18,7 @@ const answer: adminorgsV1.Principal__Output = {
     },
     { organization: 'beta', organizationId: 'org-beta', permissions: [], isOwner: false },
   ],
+  tokenExpiredAt: null,
 };
 
 describe('the principal of an Authenticate answer', () => {

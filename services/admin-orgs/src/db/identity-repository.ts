@@ -16,9 +16,11 @@ export interface TokenRow {
   description: string;
   created_at: string;
   last_used_at: string | null;
+  /** From then on the token no longer authenticates; null: never expires. */
+  expired_at: string | null;
 }
 
-const TOKEN_COLUMNS = 'id, user_id, description, created_at, last_used_at';
+const TOKEN_COLUMNS = 'id, user_id, description, created_at, last_used_at, expired_at';
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
@@ -29,20 +31,22 @@ export class IdentityRepository {
   constructor(private readonly db: Queryable) {}
 
   /**
-   * The user a token authenticates, noting the use in the same statement: `last_used_at` is
-   * written only when it is older than LAST_USED_RESOLUTION, so a token in constant use costs one
-   * write a minute, not one per request (the UPDATE matches no row otherwise). A token's first use
+   * The user a token authenticates, with the token's expiry, noting the use in the same
+   * statement: `last_used_at` is written only when it is older than LAST_USED_RESOLUTION, so a
+   * token in constant use costs one write a minute, not one per request (the UPDATE matches no
+   * row otherwise). An expired token authenticates nobody and is not touched. A token's first use
    * (a sign-in with a new token) is recorded in the audit trail by the same statement, so the
    * record and the first `last_used_at` commit together; of concurrent first uses, the UPDATE
    * matches once (the others re-check a fresh `last_used_at` after its row lock) and so records once.
    */
-  async findUserByToken(token: string): Promise<UserRow | undefined> {
-    const { rows } = await this.db.query<UserRow>(
+  async findUserByToken(token: string): Promise<(UserRow & { token_expired_at: string | null }) | undefined> {
+    const { rows } = await this.db.query<UserRow & { token_expired_at: string | null }>(
       `WITH found AS (
-         SELECT id, user_id, last_used_at FROM authentication_tokens WHERE token_sha256 = $1
+         SELECT id, user_id, last_used_at, expired_at FROM authentication_tokens
+          WHERE token_sha256 = $1 AND (expired_at IS NULL OR expired_at > now())
        ), touched AS (
          UPDATE authentication_tokens SET last_used_at = now()
-          WHERE token_sha256 = $1
+          WHERE token_sha256 = $1 AND (expired_at IS NULL OR expired_at > now())
             AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')
           RETURNING id
        ), first_use AS (
@@ -53,7 +57,7 @@ export class IdentityRepository {
            FROM found f JOIN touched t ON t.id = f.id JOIN users u ON u.id = f.user_id
           WHERE f.last_used_at IS NULL
        )
-       SELECT u.* FROM found f JOIN users u ON u.id = f.user_id`,
+       SELECT u.*, f.expired_at AS token_expired_at FROM found f JOIN users u ON u.id = f.user_id`,
       [hashToken(token)],
     );
     return rows[0];
@@ -156,11 +160,18 @@ export class IdentityRepository {
     return rows[0]!;
   }
 
-  async insertToken(id: string, userId: string, token: string, description: string): Promise<TokenRow> {
+  async insertToken(
+    id: string,
+    userId: string,
+    token: string,
+    description: string,
+    expiredAt: string | null = null,
+  ): Promise<TokenRow> {
     const { rows } = await this.db.query<TokenRow>(
-      `INSERT INTO authentication_tokens (id, user_id, token_sha256, description) VALUES ($1, $2, $3, $4)
+      `INSERT INTO authentication_tokens (id, user_id, token_sha256, description, expired_at)
+       VALUES ($1, $2, $3, $4, $5)
        RETURNING ${TOKEN_COLUMNS}`,
-      [id, userId, hashToken(token), description],
+      [id, userId, hashToken(token), description, expiredAt],
     );
     return rows[0]!;
   }

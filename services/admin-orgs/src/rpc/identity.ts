@@ -1,9 +1,9 @@
-import { type adminorgsV1, organizationPermission } from '@policyhub/contracts';
+import { type adminorgsV1, organizationPermission, toOptionalTimestamp } from '@policyhub/contracts';
 import type { Handlers } from '@policyhub/grpc-runtime';
 import type { Authenticated, IdentityUseCases } from '../use-cases/identity.js';
 import { toAuthenticationToken, toPermissionValues, toUser } from './mappers.js';
 
-const toPrincipal = ({ user, memberships }: Authenticated): adminorgsV1.Principal => ({
+const toPrincipal = ({ user, memberships, tokenExpiredAt }: Authenticated): adminorgsV1.Principal => ({
   userId: user.id,
   username: user.username,
   isSiteAdmin: user.is_site_admin,
@@ -13,6 +13,7 @@ const toPrincipal = ({ user, memberships }: Authenticated): adminorgsV1.Principa
     permissions: toPermissionValues(m.permissions),
     isOwner: m.is_owner,
   })),
+  tokenExpiredAt: toOptionalTimestamp(tokenExpiredAt),
 });
 
 export function identityHandlers(identity: IdentityUseCases): Handlers<adminorgsV1.IdentityHandlers> {
@@ -31,7 +32,12 @@ export function identityHandlers(identity: IdentityUseCases): Handlers<adminorgs
     },
 
     async CreateAuthenticationToken(req, { principal }) {
-      const { row, token } = await identity.createToken(principal, req.userId, req.description ?? '');
+      const { row, token } = await identity.createToken(
+        principal,
+        req.userId,
+        req.description ?? '',
+        req.expiredAt,
+      );
       return { authenticationToken: toAuthenticationToken(row), token };
     },
 

@@ -25,6 +25,7 @@ export const toAuthenticationToken = (r: TokenRow): adminorgsV1.AuthenticationTo
   description: descriptionOf(r.description),
   createdAt: toTimestamp(r.created_at),
   lastUsedAt: r.last_used_at === null ? null : toTimestamp(r.last_used_at),
+  expiredAt: r.expired_at === null ? null : toTimestamp(r.expired_at),
 });
 
 /** `callerAccess`: the caller's permission words in the organization, with OWNER when an owner. */

@@ -12,6 +12,32 @@ import type { PageRequest } from './page.js';
 /** A new secret token: 32 random bytes, url-safe; only its SHA-256 is stored. */
 const generateToken = (): string => `ph.${randomBytes(32).toString('base64url')}`;
 
+/**
+ * A token's `expired-at` as given at creation: an ISO 8601 time with a zone (as upstream's
+ * clients send it), in the future; undefined or null means the token never expires.
+ */
+export function tokenExpiry(expiredAt: string | null | undefined, now = new Date()): string | null {
+  if (expiredAt === undefined || expiredAt === null) return null;
+  const at = ISO_8601_WITH_ZONE.test(expiredAt) ? Date.parse(expiredAt) : Number.NaN;
+  if (Number.isNaN(at)) {
+    throw invalidAttribute(
+      'ADMIN_ORGS_INVALID_TOKEN_EXPIRY',
+      'expired-at',
+      'Expired at must be an ISO 8601 date and time with a time zone, e.g. 2027-01-31T00:00:00Z',
+    );
+  }
+  if (at <= now.getTime()) {
+    throw invalidAttribute(
+      'ADMIN_ORGS_INVALID_TOKEN_EXPIRY',
+      'expired-at',
+      'Expired at must be in the future',
+    );
+  }
+  return new Date(at).toISOString();
+}
+
+const ISO_8601_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
 /** Tokens are managed by their user and by site admins; to everyone else they do not exist. */
 const canManageTokensOf = (caller: Principal, userId: string): boolean =>
   caller.isSiteAdmin || caller.userId === userId;
@@ -19,6 +45,8 @@ const canManageTokensOf = (caller: Principal, userId: string): boolean =>
 /** Who a bearer token stands for: the user and their memberships in enabled organizations. */
 export interface Authenticated {
   user: UserRow;
+  /** When the token expires (ISO 8601), or null. */
+  tokenExpiredAt: string | null;
   memberships: Awaited<ReturnType<IdentityRepository['memberships']>>;
 }
 
@@ -32,9 +60,10 @@ export class IdentityUseCases {
 
   /** The user a bearer token belongs to; UNAUTHENTICATED when no token matches. */
   async authenticate(token: string): Promise<Authenticated> {
-    const user = token ? await this.identity.findUserByToken(token) : undefined;
-    if (!user) throw unauthenticated();
-    return { user, memberships: await this.identity.memberships(user.id) };
+    const found = token ? await this.identity.findUserByToken(token) : undefined;
+    if (!found) throw unauthenticated();
+    const { token_expired_at: tokenExpiredAt, ...user } = found;
+    return { user, tokenExpiredAt, memberships: await this.identity.memberships(user.id) };
   }
 
   async createUser(
@@ -73,19 +102,27 @@ export class IdentityUseCases {
     principal: Principal | undefined,
     userId: string,
     description: string,
+    expiredAt?: string,
   ): Promise<{ row: TokenRow; token: string }> {
     const caller = requirePrincipal(principal);
     if (!canManageTokensOf(caller, userId)) throw notFound();
     const user = await this.identity.getUser(userId);
     if (!user) throw notFound();
+    const expiry = tokenExpiry(expiredAt);
     const token = generateToken();
     const row = await this.deps.db.transaction(async (tx) => {
-      const inserted = await new IdentityRepository(tx).insertToken(newId('at'), user.id, token, description);
+      const inserted = await new IdentityRepository(tx).insertToken(
+        newId('at'),
+        user.id,
+        token,
+        description,
+        expiry,
+      );
       await recordAudit(tx, {
         organization: null,
         actor: auditActorOf(caller),
         resource: { type: 'authentication_token', id: inserted.id, action: 'create' },
-        meta: { user_id: user.id, description },
+        meta: { user_id: user.id, description, expired_at: expiry },
       });
       return inserted;
     });

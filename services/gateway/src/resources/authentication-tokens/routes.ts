@@ -48,8 +48,9 @@ export function registerAuthenticationTokenRoutes(app: Api, ctx: RouteContext): 
       // A body-less POST creates a token without a description.
       const doc = new RequestDocument(request.body == null ? undefined : validBody(request));
       const description = doc.string('description');
+      const expiredAt = doc.nullableString('expired-at') ?? undefined;
       const created = await clients.identity.CreateAuthenticationToken(
-        { userId: paramsOf<'id'>(request).id, description },
+        { userId: paramsOf<'id'>(request).id, description, expiredAt },
         as(request),
       );
       return sendDocument(reply, 201, { data: serializeToken(created.authenticationToken!, created.token) });

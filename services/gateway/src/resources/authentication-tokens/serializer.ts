@@ -7,7 +7,7 @@ export type AuthenticationTokenObject = Static<typeof AUTHENTICATION_TOKEN.schem
 
 /**
  * Upstream's user token shape. `token` holds the secret only in the creation response (`secret`);
- * lists and shows carry null. Tokens do not expire here, so `expired-at` is always null.
+ * lists and shows carry null. `expired-at` is null for a token that never expires.
  */
 export function serializeToken(
   t: adminorgsV1.AuthenticationToken__Output,
@@ -21,7 +21,7 @@ export function serializeToken(
       token: secret ?? null,
       'created-at': isoTime(t.createdAt),
       'last-used-at': timestampToIso(t.lastUsedAt),
-      'expired-at': null,
+      'expired-at': timestampToIso(t.expiredAt),
     },
     relationships: { 'created-by': { data: { id: t.userId, type: 'users' } } },
     links: selfLink(`/authentication-tokens/${t.id}`),
