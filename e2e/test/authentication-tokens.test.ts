@@ -201,7 +201,66 @@ describe('token management', () => {
     expect((await client.delete(`/authentication-tokens/${self.id}`)).status).toBe(204);
     expect((await account(client)).status).toBe(401);
   });
+
+  it('takes an expiry (`expired-at`) at creation and shows it on the token', async () => {
+    const at = new Date(Date.now() + 86_400_000);
+    // Upstream's clients send a zone offset; the token shows the same instant in UTC.
+    const offset = `${at.toISOString().slice(0, 19)}+00:00`;
+    const res = await user.api.post(`/users/${user.id}/authentication-tokens`, {
+      data: {
+        type: 'authentication-tokens',
+        attributes: { description: 'ci-expiring', 'expired-at': offset },
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    const expiredAt = `${at.toISOString().slice(0, 19)}.000Z`;
+    expect(res.body.data.attributes['expired-at']).toBe(expiredAt);
+    const shown = await user.api.get(`/authentication-tokens/${res.body.data.id}`);
+    expect(shown.body.data.attributes['expired-at']).toBe(expiredAt);
+    expect(shown.body.data.attributes.token).toBeNull();
+    expect((await account(t.client(res.body.data.attributes.token))).status).toBe(200);
+  });
+
+  it('refuses a token once its expiry has passed, even one the gateway has just cached', async () => {
+    const expiredAt = new Date(Date.now() + 3_000).toISOString();
+    const res = await user.api.post(`/users/${user.id}/authentication-tokens`, {
+      data: { type: 'authentication-tokens', attributes: { 'expired-at': expiredAt } },
+    });
+    expect(res.status, res.text).toBe(201);
+    const client = t.client(res.body.data.attributes.token);
+    // Authenticated (and cached for up to 5 s) while it is valid.
+    expect((await account(client)).status).toBe(200);
+    await waitUntil(Date.parse(expiredAt) + 50);
+    const after = await account(client);
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ errors: [{ status: '401', code: 'UNAUTHORIZED', title: 'unauthorized' }] });
+    // Still listed, with its expiry; it can be deleted like any other.
+    const shown = await user.api.get(`/authentication-tokens/${res.body.data.id}`);
+    expect(shown.body.data.attributes['expired-at']).toBe(expiredAt);
+    expect((await user.api.delete(`/authentication-tokens/${res.body.data.id}`)).status).toBe(204);
+  });
+
+  it('refuses an expiry that is not a future time with a zone (422), creating nothing', async () => {
+    const before = (await user.api.get(`/users/${user.id}/authentication-tokens`)).body.meta.pagination[
+      'total-count'
+    ];
+    for (const value of ['2001-01-01T00:00:00Z', 'tomorrow', '2030-01-01T00:00:00', 42, true]) {
+      const res = await user.api.post(`/users/${user.id}/authentication-tokens`, {
+        data: { type: 'authentication-tokens', attributes: { 'expired-at': value } },
+      });
+      expect(res.status, `${value}: ${res.text}`).toBe(422);
+      expect(res.body.errors[0].source).toEqual({ pointer: '/data/attributes/expired-at' });
+    }
+    const after = (await user.api.get(`/users/${user.id}/authentication-tokens`)).body.meta.pagination[
+      'total-count'
+    ];
+    expect(after).toBe(before);
+  });
 });
+
+/** Resolves once the wall clock has passed `epochMs`. */
+const waitUntil = (epochMs: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, epochMs - Date.now())));
 
 describe.skipIf(!REDIS_URL)('revocation with a shared Redis principal cache', () => {
   let db: TestDatabase;

@@ -250,6 +250,65 @@ export const TENANCY_ENDPOINTS: Endpoint[] = [
     }),
   ),
 
+  // Team and organization tokens: the organization's owners (and a team's own members, who are
+  // never among the callers here: the team is made fresh).
+  ...(['POST', 'GET', 'DELETE'] as const).map(
+    (method): Endpoint => ({
+      method,
+      path: `${API}/teams/:id/authentication-token`,
+      access: org('owner'),
+      success: method === 'POST' ? 201 : method === 'GET' ? 200 : 204,
+      body:
+        method === 'POST'
+          ? {
+              shape: 'document',
+              attributes: { description: 'string', 'expired-at': 'string' },
+              emptyTypeAllowed: true,
+              optional: true,
+            }
+          : NO_BODY,
+      prepare: async (_w, o) => {
+        const team = await o.fixtures.freshTeam();
+        if (method !== 'POST') {
+          const res = await o.owner.api.post(`/teams/${team.id}/authentication-token`);
+          if (res.status !== 201) throw new Error(`team token creation failed: ${res.status} ${res.text}`);
+        }
+        return {
+          params: { id: team.id },
+          ...(method === 'POST' ? { body: document('authentication-tokens', { description: 'ci' }) } : {}),
+        };
+      },
+    }),
+  ),
+  ...(['POST', 'GET', 'DELETE'] as const).map(
+    (method): Endpoint => ({
+      method,
+      path: `${API}/organizations/:org/authentication-token`,
+      access: org('owner'),
+      success: method === 'POST' ? 201 : method === 'GET' ? 200 : 204,
+      body:
+        method === 'POST'
+          ? {
+              shape: 'document',
+              attributes: { description: 'string', 'expired-at': 'string' },
+              emptyTypeAllowed: true,
+              optional: true,
+            }
+          : NO_BODY,
+      prepare: async (_w, o) => {
+        if (method !== 'POST') {
+          const res = await o.owner.api.post(`/organizations/${o.name}/authentication-token`);
+          if (res.status !== 201)
+            throw new Error(`organization token creation failed: ${res.status} ${res.text}`);
+        }
+        return {
+          params: { org: o.name },
+          ...(method === 'POST' ? { body: document('authentication-tokens', { description: 'ci' }) } : {}),
+        };
+      },
+    }),
+  ),
+
   // Projects and workspaces: any member reads, the manage-* permission changes.
   {
     method: 'POST',

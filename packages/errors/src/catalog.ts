@@ -66,6 +66,7 @@ export const ERROR_CATALOG = {
   ADMIN_ORGS_OWNERS_TEAM: 'invalid',
   ADMIN_ORGS_LAST_OWNER: 'invalid',
   ADMIN_ORGS_DELETE_SELF: 'invalid',
+  ADMIN_ORGS_INVALID_TOKEN_EXPIRY: 'invalid',
   // runs
   RUNS_WORKSPACE_NOT_FOUND: 'not_found',
   RUNS_RUN_NOT_FOUND: 'not_found',

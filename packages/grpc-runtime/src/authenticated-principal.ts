@@ -1,4 +1,4 @@
-import { type adminorgsV1, organizationPermission } from '@policyhub/contracts';
+import { type adminorgsV1, organizationPermission, principalKind } from '@policyhub/contracts';
 import { OWNER, type Principal, principalOf } from '@policyhub/permissions';
 
 /**
@@ -7,8 +7,12 @@ import { OWNER, type Principal, principalOf } from '@policyhub/permissions';
  * for an owner. Converted once per authentication, so signed assertions stay plain JSON.
  */
 export function principalFromProto(p: adminorgsV1.Principal__Output): Principal {
+  const kind =
+    p.kind === 'PRINCIPAL_KIND_TEAM' || p.kind === 'PRINCIPAL_KIND_ORGANIZATION'
+      ? { kind: principalKind.toWord(p.kind) }
+      : {};
   return principalOf(
-    { userId: p.userId, username: p.username, isSiteAdmin: p.isSiteAdmin },
+    { ...kind, userId: p.userId, username: p.username, isSiteAdmin: p.isSiteAdmin },
     p.memberships.map((m) => [m.organization, membershipWords(m)] as const),
     p.memberships.map((m) => [m.organization, m.organizationId] as const),
   );

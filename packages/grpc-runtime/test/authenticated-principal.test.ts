@@ -18,6 +18,8 @@ const answer: adminorgsV1.Principal__Output = {
     },
     { organization: 'beta', organizationId: 'org-beta', permissions: [], isOwner: false },
   ],
+  tokenExpiredAt: null,
+  kind: 'PRINCIPAL_KIND_USER',
 };
 
 describe('the principal of an Authenticate answer', () => {
@@ -42,5 +44,20 @@ describe('the principal of an Authenticate answer', () => {
     const caller = verifier.authenticate(metadata);
     expect(caller).toMatchObject({ kind: 'user', service: 'gateway' });
     expect(caller?.kind === 'user' ? caller.principal : undefined).toEqual(p);
+  });
+
+  it('keeps a team or organization token’s kind through signing', () => {
+    const keys = generateSigningKeys();
+    const signer = new InternalAuth({ keys, service: 'gateway' });
+    const verifier = new InternalAuth({ keys, service: 'runs' });
+    for (const kind of ['PRINCIPAL_KIND_TEAM', 'PRINCIPAL_KIND_ORGANIZATION'] as const) {
+      const p = principalFromProto({ ...answer, kind });
+      expect(p.kind).toBe(kind === 'PRINCIPAL_KIND_TEAM' ? 'team' : 'organization');
+      const metadata = new grpc.Metadata();
+      signer.credential.apply(metadata, p);
+      const caller = verifier.authenticate(metadata);
+      expect(caller?.kind === 'user' ? caller.principal : undefined).toEqual(p);
+    }
+    expect(principalFromProto(answer).kind).toBeUndefined();
   });
 });

@@ -101,7 +101,14 @@ describe('in-process calls', () => {
       // contract does not have and gained its defaults, exactly as over the wire.
       expect(seen.at(-1)).toEqual({ token: '', caller: 'user', principal: 'alice', assertion: 0 });
       expect(answer).toEqual({
-        principal: { userId: 'u', username: 'u', isSiteAdmin: false, memberships: [] },
+        principal: {
+          userId: 'u',
+          username: 'u',
+          isSiteAdmin: false,
+          memberships: [],
+          tokenExpiredAt: null,
+          kind: 'PRINCIPAL_KIND_UNSPECIFIED',
+        },
       });
       expect(await authenticate(overGrpc)).toEqual(answer);
     } finally {

@@ -15,7 +15,28 @@ export type Permission = (typeof PERMISSIONS)[number];
  */
 export const OWNER = 'owners';
 
+/**
+ * Whom a principal stands for: a user (user tokens), a team (its team token; `userId` is the team's
+ * id) or an organization (its organization token; `userId` is the organization's immutable id).
+ */
+export type PrincipalKind = 'user' | 'team' | 'organization';
+
+/**
+ * What an organization token may do in its organization (upstream: "all CRUD operations on most
+ * resources", but never start runs, create configuration versions or override policy checks).
+ * It is not an owner: it cannot change the organization or manage teams here.
+ */
+export const ORGANIZATION_TOKEN_PERMISSIONS: readonly Permission[] = [
+  'manage-policies',
+  'manage-workspaces',
+  'manage-projects',
+  'read-workspaces',
+  'read-runs',
+];
+
 export interface Principal {
+  /** Absent: a user. */
+  kind?: PrincipalKind;
   userId: string;
   username: string;
   isSiteAdmin: boolean;
@@ -34,6 +55,7 @@ export interface Principal {
 
 /** The JSON form of a principal (signed assertions, the Redis principal cache). */
 export interface PrincipalJson {
+  kind?: PrincipalKind;
   userId: string;
   username: string;
   isSiteAdmin: boolean;
@@ -43,6 +65,7 @@ export interface PrincipalJson {
 
 export function principalToJson(principal: Principal): PrincipalJson {
   return {
+    ...(principal.kind && principal.kind !== 'user' ? { kind: principal.kind } : {}),
     userId: principal.userId,
     username: principal.username,
     isSiteAdmin: principal.isSiteAdmin,
@@ -58,6 +81,8 @@ export function principalFromJson(value: unknown): Principal | undefined {
   if (typeof v.userId !== 'string' || typeof v.username !== 'string' || typeof v.isSiteAdmin !== 'boolean')
     return undefined;
   if (!Array.isArray(v.memberships)) return undefined;
+  if (v.kind !== undefined && v.kind !== 'user' && v.kind !== 'team' && v.kind !== 'organization')
+    return undefined;
   const memberships = new Map<string, readonly string[]>();
   for (const entry of v.memberships) {
     if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !Array.isArray(entry[1])) return undefined;
@@ -74,6 +99,7 @@ export function principalFromJson(value: unknown): Principal | undefined {
     }
   }
   return {
+    ...(v.kind === 'team' || v.kind === 'organization' ? { kind: v.kind } : {}),
     userId: v.userId,
     username: v.username,
     isSiteAdmin: v.isSiteAdmin,
@@ -110,6 +136,21 @@ export function hasPermission(
   if (principal.isSiteAdmin) return true;
   if (!(principal.memberships.get(organization)?.includes(permission) ?? false)) return false;
   return !organizationId || principal.organizationIds?.get(organization) === organizationId;
+}
+
+/**
+ * Whether the principal may start work in `organization`: create runs and configuration versions
+ * (with `manage-workspaces`). An organization token never may (upstream's rule).
+ */
+export function canStartRuns(
+  principal: Principal | undefined,
+  organization: string,
+  organizationId?: string | null,
+): boolean {
+  return (
+    principal?.kind !== 'organization' &&
+    hasPermission(principal, organization, 'manage-workspaces', organizationId)
+  );
 }
 
 /** Whether the principal can see the organization at all (member of a team there, or site admin). */

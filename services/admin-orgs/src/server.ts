@@ -15,6 +15,7 @@ import { AuditTrailUseCases } from './use-cases/audit-trail.js';
 import { IdentityUseCases } from './use-cases/identity.js';
 import { OrganizationUseCases } from './use-cases/organizations.js';
 import { ProjectUseCases } from './use-cases/projects.js';
+import { TeamAndOrganizationTokenUseCases } from './use-cases/team-and-organization-tokens.js';
 import { TeamUseCases } from './use-cases/teams.js';
 import { WorkspaceUseCases } from './use-cases/workspaces.js';
 
@@ -22,7 +23,10 @@ import { WorkspaceUseCases } from './use-cases/workspaces.js';
 export function registerAdminOrgs(server: grpc.Server, service: ServiceDeps, deps: Deps): void {
   const v1 = contracts().policyhub.adminorgs.v1;
   const opts = { logger: service.logger, isUnavailable: service.isUnavailable, auth: service.auth };
-  server.addService(v1.Identity.service, implement(identityHandlers(new IdentityUseCases(deps)), opts));
+  server.addService(
+    v1.Identity.service,
+    implement(identityHandlers(new IdentityUseCases(deps), new TeamAndOrganizationTokenUseCases(deps)), opts),
+  );
   server.addService(
     v1.Organizations.service,
     implement(organizationHandlers(new OrganizationUseCases(deps)), opts),

@@ -86,6 +86,22 @@ describe.skipIf(SKIP_REDIS)('the Redis principal cache', () => {
     await waitFor(async () => (await shortLived.get(token)) === undefined);
   });
 
+  it('never keeps an entry past its token’s expiry', async () => {
+    const expiring = hashOf('token-expiring');
+    await gatewayA.get(expiring);
+    await gatewayA.set(expiring, alice, Date.now() + 5_000);
+    const [entryKey] = await redis.keys(`${keys.prefix}*${expiring}`);
+    const ttl = await redis.pttl(entryKey!);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(5_000);
+
+    const expired = hashOf('token-expired');
+    await gatewayA.get(expired);
+    await gatewayA.set(expired, alice, Date.now() - 1);
+    expect(await gatewayB.get(expired)).toBeUndefined();
+    expect(await redis.keys(`${keys.prefix}*${expired}`)).toEqual([]);
+  });
+
   it('invalidateAll() on one replica drops every entry for all replicas at once', async () => {
     const a = hashOf('token-a');
     const b = hashOf('token-b');

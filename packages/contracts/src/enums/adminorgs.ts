@@ -2,6 +2,7 @@
 // named after the enum in lowerCamelCase (e.g. `export const policySetKind = enumMapping(...)`).
 import { type EnumWords, enumMapping } from '../enum-mapping.js';
 import type { OrganizationPermission } from '../generated/policyhub/adminorgs/v1/OrganizationPermission.js';
+import type { PrincipalKind } from '../generated/policyhub/adminorgs/v1/PrincipalKind.js';
 import type { TeamVisibility } from '../generated/policyhub/adminorgs/v1/TeamVisibility.js';
 
 /** A team's `organization-access` permissions (the words @policyhub/permissions checks). */
@@ -19,3 +20,10 @@ export const teamVisibility = enumMapping('TeamVisibility', {
   TEAM_VISIBILITY_SECRET: 'secret',
   TEAM_VISIBILITY_ORGANIZATION: 'organization',
 } as const satisfies EnumWords<TeamVisibility>);
+
+/** Whom a principal stands for (the `kind` of @policyhub/permissions' Principal). */
+export const principalKind = enumMapping('PrincipalKind', {
+  PRINCIPAL_KIND_USER: 'user',
+  PRINCIPAL_KIND_TEAM: 'team',
+  PRINCIPAL_KIND_ORGANIZATION: 'organization',
+} as const satisfies EnumWords<PrincipalKind>);

@@ -1,21 +1,32 @@
-import { type adminorgsV1, organizationPermission } from '@policyhub/contracts';
+import {
+  type adminorgsV1,
+  organizationPermission,
+  principalKind,
+  toOptionalTimestamp,
+} from '@policyhub/contracts';
 import type { Handlers } from '@policyhub/grpc-runtime';
 import type { Authenticated, IdentityUseCases } from '../use-cases/identity.js';
+import type { TeamAndOrganizationTokenUseCases } from '../use-cases/team-and-organization-tokens.js';
 import { toAuthenticationToken, toPermissionValues, toUser } from './mappers.js';
 
-const toPrincipal = ({ user, memberships }: Authenticated): adminorgsV1.Principal => ({
-  userId: user.id,
-  username: user.username,
-  isSiteAdmin: user.is_site_admin,
-  memberships: memberships.map((m) => ({
+const toPrincipal = (a: Authenticated): adminorgsV1.Principal => ({
+  kind: principalKind.fromKnownWord(a.kind),
+  userId: a.id,
+  username: a.username,
+  isSiteAdmin: a.isSiteAdmin,
+  memberships: a.memberships.map((m) => ({
     organization: m.organization,
     organizationId: m.organization_id,
     permissions: toPermissionValues(m.permissions),
     isOwner: m.is_owner,
   })),
+  tokenExpiredAt: toOptionalTimestamp(a.tokenExpiredAt),
 });
 
-export function identityHandlers(identity: IdentityUseCases): Handlers<adminorgsV1.IdentityHandlers> {
+export function identityHandlers(
+  identity: IdentityUseCases,
+  tokens: TeamAndOrganizationTokenUseCases,
+): Handlers<adminorgsV1.IdentityHandlers> {
   return {
     async Authenticate(req) {
       return { principal: toPrincipal(await identity.authenticate(req.token)) };
@@ -31,7 +42,12 @@ export function identityHandlers(identity: IdentityUseCases): Handlers<adminorgs
     },
 
     async CreateAuthenticationToken(req, { principal }) {
-      const { row, token } = await identity.createToken(principal, req.userId, req.description ?? '');
+      const { row, token } = await identity.createToken(
+        principal,
+        req.userId,
+        req.description ?? '',
+        req.expiredAt,
+      );
       return { authenticationToken: toAuthenticationToken(row), token };
     },
 
@@ -78,6 +94,44 @@ export function identityHandlers(identity: IdentityUseCases): Handlers<adminorgs
         permission: organizationPermission.toWord(req.permission),
       });
       return { permitted };
+    },
+
+    async CreateTeamToken(req, { principal }) {
+      const { row, token } = await tokens.createTeamToken(principal, req.teamId, {
+        description: req.description,
+        expiredAt: req.expiredAt,
+      });
+      return { authenticationToken: toAuthenticationToken(row), token };
+    },
+
+    async GetTeamToken(req, { principal }) {
+      return { authenticationToken: toAuthenticationToken(await tokens.getTeamToken(principal, req.teamId)) };
+    },
+
+    async DeleteTeamToken(req, { principal }) {
+      await tokens.deleteTeamToken(principal, req.teamId);
+      return {};
+    },
+
+    async CreateOrganizationToken(req, { principal }) {
+      const { row, token } = await tokens.createOrganizationToken(principal, req.organization, {
+        description: req.description,
+        expiredAt: req.expiredAt,
+      });
+      return { authenticationToken: toAuthenticationToken(row), token };
+    },
+
+    async GetOrganizationToken(req, { principal }) {
+      return {
+        authenticationToken: toAuthenticationToken(
+          await tokens.getOrganizationToken(principal, req.organization),
+        ),
+      };
+    },
+
+    async DeleteOrganizationToken(req, { principal }) {
+      await tokens.deleteOrganizationToken(principal, req.organization);
+      return {};
     },
   };
 }

@@ -21,10 +21,14 @@ export const toUser = (r: UserRow): adminorgsV1.User => ({
 /** A token as listed and shown: never its secret (only CreateAuthenticationToken returns that). */
 export const toAuthenticationToken = (r: TokenRow): adminorgsV1.AuthenticationToken => ({
   id: r.id,
-  userId: r.user_id,
+  userId: r.user_id ?? '',
+  createdBy: r.created_by ?? r.user_id ?? '',
+  teamId: r.team_id ?? undefined,
+  organization: r.organization ?? undefined,
   description: descriptionOf(r.description),
   createdAt: toTimestamp(r.created_at),
   lastUsedAt: r.last_used_at === null ? null : toTimestamp(r.last_used_at),
+  expiredAt: r.expired_at === null ? null : toTimestamp(r.expired_at),
 });
 
 /** `callerAccess`: the caller's permission words in the organization, with OWNER when an owner. */

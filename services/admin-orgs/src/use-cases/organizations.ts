@@ -23,6 +23,9 @@ export class OrganizationUseCases {
   /** A new organization owned by the caller. */
   async create(principal: Principal | undefined, name: string, email: string): Promise<OrganizationRow> {
     const caller = requirePrincipal(principal);
+    // Only a person creates organizations (they become its owner); team and organization tokens
+    // may not (upstream's rule).
+    if ((caller.kind ?? 'user') !== 'user') throw notFound();
     requireName(name, 'name', 'ADMIN_ORGS_INVALID_ORGANIZATION_NAME', undefined, 40);
     requireEmail(email, 'email', 'ADMIN_ORGS_INVALID_EMAIL');
     try {

@@ -93,12 +93,15 @@ export class RedisPrincipalCache implements PrincipalCache {
     return undefined;
   }
 
-  async set(tokenHash: string, principal: Principal): Promise<void> {
+  async set(tokenHash: string, principal: Principal, tokenExpiresAt?: number): Promise<void> {
     const epoch = this.missEpochs.get(tokenHash);
     this.missEpochs.delete(tokenHash);
+    // Never cached past the token's expiry (an entry that would live less than 1 ms is not written).
+    const ttlMs = Math.min(this.ttlMs, Math.floor((tokenExpiresAt ?? Number.POSITIVE_INFINITY) - Date.now()));
+    if (ttlMs < 1) return;
     try {
       const key = `${this.entryPrefix}${epoch ?? (await this.redis.get(this.epochKey)) ?? '0'}:${tokenHash}`;
-      await this.redis.set(key, JSON.stringify(principalToJson(principal)), 'PX', this.ttlMs);
+      await this.redis.set(key, JSON.stringify(principalToJson(principal)), 'PX', ttlMs);
     } catch {
       // Not cached this time; authentication still succeeded.
     }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { type Principal, principalFromProto } from '@policyhub/grpc-runtime';
+import { fromTimestamp } from '@policyhub/contracts';
 import { AppError, unauthenticated } from '@policyhub/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PrincipalCache } from '../auth/principal-cache.js';
@@ -59,7 +60,8 @@ export function registerAuthentication(
       throw err;
     });
     const principal = principalFromProto(res.principal!);
-    await cache.set(tokenHash, principal);
+    // A token that expires is not served from the cache past its expiry.
+    await cache.set(tokenHash, principal, fromTimestamp(res.principal!.tokenExpiredAt)?.getTime());
     request.principal = principal;
   });
 

@@ -180,6 +180,8 @@ export interface DocumentOptions {
   allowEmptyType?: boolean;
   /** `data.type` may be absent. */
   typeOptional?: boolean;
+  /** Other spellings of `data.type` accepted too (upstream's docs and clients disagree). */
+  alsoTypes?: string[];
   relationships?: Record<string, TSchema>;
   description?: string;
 }
@@ -196,7 +198,12 @@ export function resourceBody(
   const required = Object.entries(attributes)
     .filter(([, schema]) => (schema as Record<string, unknown>)['x-required'] === true)
     .map(([name]) => name);
-  const typeSchema = options.allowEmptyType ? { enum: [type, '', null] } : { const: type };
+  const also = options.alsoTypes ?? [];
+  const typeSchema = options.allowEmptyType
+    ? { enum: [type, ...also, '', null] }
+    : also.length > 0
+      ? { enum: [type, ...also] }
+      : { const: type };
   const dataRequired = options.allowEmptyType || options.typeOptional ? [] : ['type'];
   return Type.Unsafe<{ data: Record<string, unknown> }>({
     type: 'object',

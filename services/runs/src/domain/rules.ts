@@ -1,11 +1,12 @@
 import { AppError, type CodeOf, invalidAttribute, notFound } from '@policyhub/errors';
-import { type Permission, type Principal, hasPermission } from '@policyhub/permissions';
+import { type Permission, type Principal, canStartRuns, hasPermission } from '@policyhub/permissions';
 
 /**
  * Who may do what with runs (the README's "Permissions"): reading runs, their events, comments
  * and policy checks, and commenting, need `read-runs`; creating a run needs `manage-workspaces`
  * (it acts on the workspace, like queueing a plan upstream); overriding a check needs
- * `manage-policy-overrides`.
+ * `manage-policy-overrides`. An organization token holds `manage-workspaces` but never starts
+ * runs, configuration versions or plans (upstream's rule; canStartRuns).
  * Owners and site admins have all. Not being allowed looks exactly like not existing.
  */
 export const READ_RUNS: Permission = 'read-runs';
@@ -26,7 +27,11 @@ export function requirePermission(
 ): void {
   // organizationId: the id recorded on the data; a re-created organization of the same name is
   // another organization and its members never reach the old one's runs (ADR 0019).
-  if (!hasPermission(principal, organization, permission, organizationId)) throw notFound(code);
+  const allowed =
+    permission === CREATE_RUNS
+      ? canStartRuns(principal, organization, organizationId)
+      : hasPermission(principal, organization, permission, organizationId);
+  if (!allowed) throw notFound(code);
 }
 
 export const COMMENT_BODY_MAX = 65_536;

@@ -10,7 +10,7 @@ import {
   toOptionalTimestamp,
   toTimestamp,
 } from '@policyhub/contracts';
-import { type Principal, hasPermission } from '@policyhub/grpc-runtime';
+import { type Principal, canStartRuns, hasPermission } from '@policyhub/grpc-runtime';
 import type {
   CommentRow,
   ConfigurationVersionRow,
@@ -22,7 +22,7 @@ import type {
 } from '../use-cases/records.js';
 import { CV_STATUS, isCvUploadUsable } from '../domain/configuration-versions.js';
 import { isOverridable } from '../domain/policy-check-status.js';
-import { CREATE_RUNS, OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';
+import { OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';
 import { isFinalRunStatus } from '../domain/run-status.js';
 import { isPolicyEvaluationId } from '../use-cases/policy-evaluations.js';
 
@@ -95,7 +95,7 @@ export const toConfigurationVersion = (
   errorMessage: v.error_message ?? undefined,
   // The URL is a capability to upload: shown only to callers who may upload themselves.
   uploadToken:
-    isCvUploadUsable(v, now) && hasPermission(principal, v.organization, CREATE_RUNS, v.organization_id)
+    isCvUploadUsable(v, now) && canStartRuns(principal, v.organization, v.organization_id)
       ? v.upload_token!
       : undefined,
   createdAt: toTimestamp(v.created_at),

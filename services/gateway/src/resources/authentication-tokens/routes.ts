@@ -11,9 +11,11 @@ import {
   sendDocument,
   sendNoContent,
 } from '../../route-context.js';
+import type { FastifyRequest } from 'fastify';
 import {
   IdParams,
   NoContent,
+  OrgParams,
   listDocument,
   listQuery,
   query,
@@ -48,8 +50,9 @@ export function registerAuthenticationTokenRoutes(app: Api, ctx: RouteContext): 
       // A body-less POST creates a token without a description.
       const doc = new RequestDocument(request.body == null ? undefined : validBody(request));
       const description = doc.string('description');
+      const expiredAt = doc.nullableString('expired-at') ?? undefined;
       const created = await clients.identity.CreateAuthenticationToken(
-        { userId: paramsOf<'id'>(request).id, description },
+        { userId: paramsOf<'id'>(request).id, description, expiredAt },
         as(request),
       );
       return sendDocument(reply, 201, { data: serializeToken(created.authenticationToken!, created.token) });
@@ -114,6 +117,146 @@ export function registerAuthenticationTokenRoutes(app: Api, ctx: RouteContext): 
     },
     async (request, reply) => {
       await clients.identity.DeleteAuthenticationToken({ id: paramsOf<'id'>(request).id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
+
+  registerOwnedTokenRoutes(app, ctx);
+}
+
+/** Upstream's create body: optional, typed `authentication-token` (docs) or `authentication-tokens`. */
+const ownedTokenBody = (owner: string) =>
+  AUTHENTICATION_TOKEN.body({
+    create: true,
+    allowEmptyType: true,
+    alsoTypes: ['authentication-token'],
+    description: `Optional: a body-less POST creates ${owner} token that never expires.`,
+  });
+
+/**
+ * A team's token and an organization's token (upstream's team and organization token APIs): one
+ * each; POST replaces the previous one, which stops authenticating at once (changesAccess drops
+ * cached principals, as for a revocation). The value is in the POST response only.
+ */
+function registerOwnedTokenRoutes(app: Api, ctx: RouteContext): void {
+  const { clients } = ctx;
+  const options = (request: FastifyRequest) => {
+    const doc = new RequestDocument(request.body == null ? undefined : validBody(request));
+    return {
+      description: doc.string('description'),
+      expiredAt: doc.nullableString('expired-at') ?? undefined,
+    };
+  };
+
+  app.post(
+    '/teams/:id/authentication-token',
+    {
+      config: { changesAccess: true },
+      schema: schema('teams', {
+        summary: "Create (or replace) a team's token (its value is in this response only)",
+        params: IdParams,
+        body: ownedTokenBody('a team'),
+        response: { 201: resourceDocument(AUTHENTICATION_TOKEN) },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const created = await clients.identity.CreateTeamToken(
+        { teamId: paramsOf<'id'>(request).id, ...options(request) },
+        as(request),
+      );
+      return sendDocument(reply, 201, { data: serializeToken(created.authenticationToken!, created.token) });
+    },
+  );
+
+  app.get(
+    '/teams/:id/authentication-token',
+    {
+      schema: schema('teams', {
+        summary: "Show a team's token (never its value)",
+        params: IdParams,
+        response: { 200: resourceDocument(AUTHENTICATION_TOKEN) },
+      }),
+    },
+    async (request, reply) => {
+      const { authenticationToken } = await clients.identity.GetTeamToken(
+        { teamId: paramsOf<'id'>(request).id },
+        as(request),
+      );
+      return sendDocument(reply, 200, { data: serializeToken(authenticationToken!) });
+    },
+  );
+
+  app.delete(
+    '/teams/:id/authentication-token',
+    {
+      config: { changesAccess: true },
+      schema: schema('teams', {
+        summary: "Revoke a team's token",
+        params: IdParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.identity.DeleteTeamToken({ teamId: paramsOf<'id'>(request).id }, as(request));
+      return sendNoContent(reply);
+    },
+  );
+
+  app.post(
+    '/organizations/:org/authentication-token',
+    {
+      config: { changesAccess: true },
+      schema: schema('organizations', {
+        summary: "Create (or replace) an organization's token (its value is in this response only)",
+        params: OrgParams,
+        body: ownedTokenBody('an organization'),
+        response: { 201: resourceDocument(AUTHENTICATION_TOKEN) },
+      }),
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      const created = await clients.identity.CreateOrganizationToken(
+        { organization: paramsOf<'org'>(request).org, ...options(request) },
+        as(request),
+      );
+      return sendDocument(reply, 201, { data: serializeToken(created.authenticationToken!, created.token) });
+    },
+  );
+
+  app.get(
+    '/organizations/:org/authentication-token',
+    {
+      schema: schema('organizations', {
+        summary: "Show an organization's token (never its value)",
+        params: OrgParams,
+        response: { 200: resourceDocument(AUTHENTICATION_TOKEN) },
+      }),
+    },
+    async (request, reply) => {
+      const { authenticationToken } = await clients.identity.GetOrganizationToken(
+        { organization: paramsOf<'org'>(request).org },
+        as(request),
+      );
+      return sendDocument(reply, 200, { data: serializeToken(authenticationToken!) });
+    },
+  );
+
+  app.delete(
+    '/organizations/:org/authentication-token',
+    {
+      config: { changesAccess: true },
+      schema: schema('organizations', {
+        summary: "Revoke an organization's token",
+        params: OrgParams,
+        response: { 204: NoContent },
+      }),
+    },
+    async (request, reply) => {
+      await clients.identity.DeleteOrganizationToken(
+        { organization: paramsOf<'org'>(request).org },
+        as(request),
+      );
       return sendNoContent(reply);
     },
   );
