@@ -35,7 +35,7 @@ const PARAMETER_ATTRIBUTES: Record<string, AttributeKind> = {
   category: 'string',
   sensitive: 'boolean',
 };
-/** The four relationship endpoint pairs of a policy set: member type and how to make a member. */
+/** The five relationship endpoint pairs of a policy set: member type and how to make a member. */
 const POLICY_SET_RELATIONSHIPS = [
   { path: 'policies', type: 'policies', member: (o: OrgContext) => o.fixtures.freshPolicy() },
   { path: 'projects', type: 'projects', member: (o: OrgContext) => o.fixtures.freshProject() },
@@ -45,6 +45,7 @@ const POLICY_SET_RELATIONSHIPS = [
     type: 'workspaces',
     member: (o: OrgContext) => o.fixtures.freshWorkspace(),
   },
+  { path: 'project-exclusions', type: 'projects', member: (o: OrgContext) => o.fixtures.freshProject() },
 ] as const;
 
 const policySetRelationshipEndpoints: Endpoint[] = POLICY_SET_RELATIONSHIPS.flatMap(

@@ -44,7 +44,8 @@ export interface ApplicableQuery {
 
 /**
  * The sets that apply to a run in a workspace: the organization's global sets, sets attached to
- * the workspace, and sets attached to its project, minus sets excluding the workspace. Two
+ * the workspace, and sets attached to its project, minus sets excluding the workspace or its
+ * project (as workspace exclusions do, an exclusion wins over every way a set applies). Two
  * queries whatever the number of sets: the sets with their parameters, then all their policies.
  */
 export async function findApplicablePolicySets(
@@ -69,6 +70,8 @@ export async function findApplicablePolicySets(
                                        WHERE p.policy_set_id = ps.id AND p.project_id = $3)))
         AND NOT EXISTS (SELECT 1 FROM policy_set_workspace_exclusions x
                          WHERE x.policy_set_id = ps.id AND x.workspace_id = $2)
+        AND ($3::text IS NULL OR NOT EXISTS (SELECT 1 FROM policy_set_project_exclusions px
+                                              WHERE px.policy_set_id = ps.id AND px.project_id = $3))
       ORDER BY ps.created_at, ps.id`,
     [q.organization.id, q.workspaceId, q.projectId, q.kind ?? null, q.organization.name],
   );
