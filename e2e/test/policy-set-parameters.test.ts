@@ -149,10 +149,13 @@ describe('policy set parameters: bad input (422 with a pointer, nothing changed)
     ['a non-string value', { key: 'k', value: 5 }, '/data/attributes/value'],
   ])('refuses %s', async (_label, attributes, pointer) => {
     const set = await createPolicySet(api(), org.name);
+    // The set's creation is audited through events: let them land first.
+    await probe.settle();
     const before = await probe.snapshot();
     const res = await create(set.id, attributes);
     expect(res.status, res.text).toBe(422);
     expect(res.body.errors[0]).toMatchObject({ status: '422', source: { pointer } });
+    await probe.settle();
     expect(DatabaseProbe.changedTables(before, await probe.snapshot())).toEqual([]);
   });
 });
@@ -202,8 +205,11 @@ describe('sensitive parameters', () => {
     const { rows } = await db.query<{ dump: string }>(
       "SELECT coalesce(string_agg(to_jsonb(p)::text, '|'), '') AS dump FROM policy_sets.policy_set_parameters p",
     );
+    await probe.settle();
     for (const secret of SECRETS) {
       expect(rows[0]!.dump).not.toContain(secret);
+      // Nowhere else either: outboxes, events, the audit trail, any service's table.
+      expect(await probe.tablesContaining(secret)).toEqual([]);
       expect(answers.filter((a) => a.includes(secret))).toEqual([]);
     }
     const { rows: sealed } = await db.query<{ n: number }>(
