@@ -113,12 +113,18 @@ const evaluatorTokens = env('EVALUATOR_TOKENS') ?? persistentSecret('evaluator-t
 const evaluatorToken = evaluatorTokens.split(',')[0].trim();
 const executorTokens = env('EXECUTOR_TOKENS') ?? persistentSecret('executor-token');
 const signingKeys = env('INTERNAL_SIGNING_KEYS') ?? `local:${randomBytes(32).toString('base64url')}`;
+// Sealed parameters must open after a restart, so this key is kept in DATA_DIR (docs/security.md).
+const parameterKeyFile = join(dataDir, 'policy-set-parameter-key');
+if (!env('POLICY_SET_PARAMETER_KEYS') && !existsSync(parameterKeyFile))
+  writeFileSync(parameterKeyFile, `local:${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
+const parameterKeys = env('POLICY_SET_PARAMETER_KEYS') ?? readFileSync(parameterKeyFile, 'utf8').trim();
 
 // --- processes
 const common = {
   ...process.env,
   ...addresses,
   INTERNAL_SIGNING_KEYS: signingKeys,
+  POLICY_SET_PARAMETER_KEYS: parameterKeys,
   GRPC_HOST: '127.0.0.1',
   OPS_HOST: '127.0.0.1',
   DATA_DIR: dataDir,

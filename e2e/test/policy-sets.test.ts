@@ -57,6 +57,7 @@ describe('policy sets: create and show', () => {
         workspaces: { data: [] },
         projects: { data: [] },
         'workspace-exclusions': { data: [] },
+        'project-exclusions': { data: [] },
         'newest-version': { data: null },
         'current-version': { data: null },
       },
@@ -147,7 +148,14 @@ describe('policy sets: create and show', () => {
     );
     expect(set.attributes.global).toBe(true);
     expect(Object.keys(set.relationships).sort()).toEqual(
-      ['current-version', 'newest-version', 'organization', 'policies', 'workspace-exclusions'].sort(),
+      [
+        'current-version',
+        'newest-version',
+        'organization',
+        'policies',
+        'workspace-exclusions',
+        'project-exclusions',
+      ].sort(),
     );
     expect(set.relationships['workspace-exclusions']).toEqual(ids('workspaces', [excluded.id]));
     expect(set.attributes).toMatchObject({ 'workspace-count': 0, 'project-count': 0 });

@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { auditRetentionConfigShape, auditRetentionSettings, startAdminOrgs } from '@policyhub/admin-orgs';
-import { startPolicySets } from '@policyhub/policy-sets';
+import {
+  generateParameterKey,
+  parseParameterKeys,
+  policySetsConfigShape,
+  startPolicySets,
+} from '@policyhub/policy-sets';
 import { detectEngines, EvaluatorWorker } from '@policyhub/evaluator';
 import { runsConfigShape, startRuns } from '@policyhub/runs';
 import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
@@ -155,6 +160,19 @@ function persistentSecret(dataDir: string, name: string, configured?: string | u
 }
 
 /**
+ * The key sealing sensitive policy set parameters when POLICY_SET_PARAMETER_KEYS is not set:
+ * generated once into DATA_DIR (0600) and kept, like the site-admin token (docs/security.md).
+ */
+function persistentParameterKey(dataDir: string): string {
+  const file = join(dataDir, 'policy-set-parameter-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = generateParameterKey();
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+/**
  * Embedded mode: every service in this process, each with its own gRPC server on loopback (unary
  * calls between them in-process unless `inProcessCalls` is false, ADR 0033), the gateway on `port`, Postgres from DATABASE_URL or embedded, events in-process unless Kafka
  * brokers are given. close() stops everything in reverse order, Postgres last.
@@ -169,6 +187,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     loadConfig(storageConfigShape, { ...process.env, DATA_DIR: dataDir }),
   );
   const runsConfig = loadConfig(runsConfigShape, process.env);
+  const policySetsConfig = loadConfig(policySetsConfigShape, process.env);
   const auditRetention = {
     ...auditRetentionSettings(loadConfig(auditRetentionConfigShape, process.env)),
     ...options.auditRetention,
@@ -238,6 +257,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       adminOrgsAddress: adminOrgs.address,
       storageAddress: storage.address,
       uploadUrlTtlMs: options.uploadUrlTtlMs,
+      parameterKeys:
+        policySetsConfig.POLICY_SET_PARAMETER_KEYS ?? parseParameterKeys(persistentParameterKey(dataDir)),
     });
     started.push(policySets);
     services['policy-sets'] = policySets;

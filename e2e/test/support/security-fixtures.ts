@@ -60,6 +60,19 @@ export class SecurityFixtures {
   freshPolicy = () => createPolicy(this.api, this.org.name, { name: this.org.names('pol') });
   freshPolicySet = () => createPolicySet(this.api, this.org.name, { name: this.org.names('set') });
 
+  /** A parameter of a fresh set: its id and its set's id. */
+  freshParameter = async () => {
+    const set = await this.freshPolicySet();
+    const res = await this.api.post(`/policy-sets/${set.id}/parameters`, {
+      data: {
+        type: 'vars',
+        attributes: { key: this.org.names('param'), value: 'v', category: 'policy-set' },
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    return { id: res.body.data.id as string, setId: set.id };
+  };
+
   /** A pending version of a fresh set: its id and upload URL. */
   freshVersion = async () => {
     const set = await this.freshPolicySet();
@@ -190,6 +203,7 @@ export class SecurityFixtures {
     });
   sharedPolicySet = () => this.shared('policy-set', this.freshPolicySet);
   sharedVersion = () => this.shared('version', this.freshVersion);
+  sharedParameter = () => this.shared('parameter', this.freshParameter);
   sharedRun = () => this.shared('run', this.freshRun);
   sharedTeam = () => this.shared('team', this.freshTeam);
   sharedCheck = () => this.shared('check', this.freshSoftFailedCheck);

@@ -29,7 +29,13 @@ const POLICY_ATTRIBUTES: Record<string, AttributeKind> = {
   query: 'string',
   'enforcement-level': 'string',
 };
-/** The four relationship endpoint pairs of a policy set: member type and how to make a member. */
+const PARAMETER_ATTRIBUTES: Record<string, AttributeKind> = {
+  key: 'string',
+  value: 'string',
+  category: 'string',
+  sensitive: 'boolean',
+};
+/** The five relationship endpoint pairs of a policy set: member type and how to make a member. */
 const POLICY_SET_RELATIONSHIPS = [
   { path: 'policies', type: 'policies', member: (o: OrgContext) => o.fixtures.freshPolicy() },
   { path: 'projects', type: 'projects', member: (o: OrgContext) => o.fixtures.freshProject() },
@@ -39,6 +45,7 @@ const POLICY_SET_RELATIONSHIPS = [
     type: 'workspaces',
     member: (o: OrgContext) => o.fixtures.freshWorkspace(),
   },
+  { path: 'project-exclusions', type: 'projects', member: (o: OrgContext) => o.fixtures.freshProject() },
 ] as const;
 
 const policySetRelationshipEndpoints: Endpoint[] = POLICY_SET_RELATIONSHIPS.flatMap(
@@ -193,6 +200,60 @@ export const POLICY_ENDPOINTS: Endpoint[] = [
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.freshPolicySet()).id } }),
   },
   ...policySetRelationshipEndpoints,
+  // Policy set parameters: manage-policies.
+  {
+    method: 'POST',
+    path: `${API}/policy-sets/:id/parameters`,
+    access: org('manage-policies'),
+    success: 201,
+    body: { shape: 'document', attributes: PARAMETER_ATTRIBUTES },
+    prepare: async (_w, o) => ({
+      params: { id: (await o.fixtures.freshPolicySet()).id },
+      body: document('vars', { key: o.names('param'), value: 'v', category: 'policy-set' }),
+    }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/policy-sets/:id/parameters`,
+    access: org('manage-policies'),
+    success: 200,
+    body: NO_BODY,
+    query: { paginated: true },
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedParameter()).setId } }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/policy-sets/:id/parameters/:parameter_id`,
+    access: org('manage-policies'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => {
+      const p = await o.fixtures.sharedParameter();
+      return { params: { id: p.setId, parameter_id: p.id } };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: `${API}/policy-sets/:id/parameters/:parameter_id`,
+    access: org('manage-policies'),
+    success: 200,
+    body: { shape: 'document', attributes: PARAMETER_ATTRIBUTES },
+    prepare: async (_w, o) => {
+      const p = await o.fixtures.freshParameter();
+      return { params: { id: p.setId, parameter_id: p.id }, body: document('vars', { value: 'w' }) };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${API}/policy-sets/:id/parameters/:parameter_id`,
+    access: org('manage-policies'),
+    success: 204,
+    body: NO_BODY,
+    prepare: async (_w, o) => {
+      const p = await o.fixtures.freshParameter();
+      return { params: { id: p.setId, parameter_id: p.id } };
+    },
+  },
   {
     method: 'POST',
     path: `${API}/policy-sets/:id/versions`,

@@ -77,6 +77,48 @@ describe('OpenAPI document', () => {
     expect(documents).toBeGreaterThan(25);
   });
 
+  it('is ready for client generators: operationIds, servers, raw upload bodies, optional bodies, JSON:API errors', async () => {
+    type Op = {
+      operationId?: string;
+      requestBody?: { required?: boolean; content: Record<string, unknown> };
+      responses: Record<string, { content?: Record<string, unknown> }>;
+    };
+    const doc = (await app.inject({ method: 'GET', url: OPENAPI_PATH })).json() as {
+      servers: unknown[];
+      paths: Record<string, Record<string, Op>>;
+    };
+    const ops = Object.entries(doc.paths).flatMap(([path, m]) =>
+      Object.entries(m).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+    );
+    const ids = ops.map(({ op }) => op.operationId);
+    expect(ops.filter(({ op }) => !op.operationId).map(({ key }) => key)).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.servers.length).toBe(1);
+    const op = (key: string) => ops.find((o) => o.key === key)!.op;
+    expect(op('GET /api/v2/policy-sets/{id}/parameters/{parameter_id}').operationId).toBe(
+      'getPolicySetParameter',
+    );
+    expect(op('POST /api/v2/policy-sets/{id}/relationships/project-exclusions').operationId).toBe(
+      'addPolicySetProjectExclusions',
+    );
+    expect(op('POST /api/v2/policy-checks/{id}/actions/override').operationId).toBe('overridePolicyCheck');
+    for (const upload of ['PUT /api/v2/policies/{id}/upload', 'PUT /api/v2/uploads/{token}']) {
+      expect(Object.keys(op(upload).requestBody?.content ?? {}), upload).toEqual([
+        'application/octet-stream',
+      ]);
+    }
+    expect(op('POST /api/v2/policy-checks/{id}/actions/override').requestBody?.required).toBe(false);
+    expect(op('POST /api/v2/workspaces/{id}/configuration-versions').requestBody?.required).toBe(false);
+    const errorTypes = new Set(
+      ops.flatMap(({ op }) =>
+        Object.entries(op.responses)
+          .filter(([status]) => /^[45]/.test(status))
+          .flatMap(([, r]) => Object.keys(r.content ?? {})),
+      ),
+    );
+    expect([...errorTypes]).toEqual(['application/vnd.api+json']);
+  });
+
   it('is linked from every API guide', async () => {
     const dir = new URL('../../../docs/api/', import.meta.url);
     const guides = (await readdir(dir)).filter((name) => name.endsWith('.md'));

@@ -38,6 +38,7 @@ const GOOD_SET = {
   workspaceIds: [],
   projectIds: [],
   workspaceExclusionIds: [],
+  projectExclusionIds: [],
   currentVersionId: '',
   newestVersionId: '',
   createdAt: AT,

@@ -1,5 +1,6 @@
 import type { Db } from '@policyhub/db';
 import type { OutboxRelay } from '@policyhub/events';
+import type { ParameterSealer } from './crypto/parameter-keys.js';
 import type { TenancyDirectory, UploadSessions } from './domain/ports.js';
 
 /** What policy-sets' use cases get; service.ts builds it once. */
@@ -13,4 +14,6 @@ export interface Deps {
   uploadSessions: UploadSessions;
   /** How long a version's upload URL works (VERSION_UPLOAD_URL_TTL_SECONDS; the spec's hour by default). */
   uploadUrlTtlMs: number;
+  /** Seals sensitive set parameters; undefined when no key is configured (they are refused then). */
+  parameterSealer: ParameterSealer | undefined;
 }

@@ -4,3 +4,4 @@ export {
   type PolicySetsOptions,
   policySetsConfigShape,
 } from './service.js';
+export { generateParameterKey, parseParameterKeys } from './crypto/parameter-keys.js';

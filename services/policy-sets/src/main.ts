@@ -9,6 +9,7 @@ await runServiceMain('policy-sets', policySetsConfigShape, (config, shared) =>
     signingKeys: config.INTERNAL_SIGNING_KEYS,
     adminOrgsAddress: config.ADMIN_ORGS_ADDR,
     storageAddress: config.STORAGE_ADDR,
+    parameterKeys: config.POLICY_SET_PARAMETER_KEYS,
     migrateOnly: config.MIGRATE_ONLY,
   }),
 );

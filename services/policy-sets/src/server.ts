@@ -6,11 +6,13 @@ import type { Deps } from './deps.js';
 import { applicablePolicySetHandlers } from './rpc/applicable-policy-sets.js';
 import { policyHandlers } from './rpc/policies.js';
 import { policySetRelationshipHandlers } from './rpc/policy-set-relationships.js';
+import { policySetParameterHandlers } from './rpc/policy-set-parameters.js';
 import { policySetVersionHandlers } from './rpc/policy-set-versions.js';
 import { policySetHandlers } from './rpc/policy-sets.js';
 import { ApplicablePolicySetUseCases } from './use-cases/applicable-policy-sets.js';
 import { PolicyUseCases } from './use-cases/policies.js';
 import { PolicySetRelationshipUseCases } from './use-cases/policy-set-relationships.js';
+import { PolicySetParameterUseCases } from './use-cases/policy-set-parameters.js';
 import { PolicySetVersionUseCases } from './use-cases/policy-set-versions.js';
 import { PolicySetUseCases } from './use-cases/policy-sets.js';
 
@@ -32,6 +34,10 @@ export function registerPolicySets(server: grpc.Server, service: ServiceDeps, de
   server.addService(
     v1.ApplicablePolicySets.service,
     implement(applicablePolicySetHandlers(new ApplicablePolicySetUseCases(deps)), opts),
+  );
+  server.addService(
+    v1.PolicySetParameters.service,
+    implement(policySetParameterHandlers(new PolicySetParameterUseCases(deps)), opts),
   );
   server.addService(
     v1.PolicySetVersions.service,

@@ -7,11 +7,13 @@ import type { Logger } from '@policyhub/telemetry';
 import { AdminOrgsLookup } from './clients/admin-orgs-lookup.js';
 import { createPolicySetsClients } from './clients/index.js';
 import { StorageUploadSessions } from './clients/storage-upload-sessions.js';
+import { type ParameterKey, ParameterSealer, parseParameterKeys } from './crypto/parameter-keys.js';
 import { startAdminOrgsDeletionsConsumer } from './consumers/admin-orgs-deletions.js';
 import { startUploadCompletedConsumer } from './consumers/upload-completed.js';
 import type { Deps } from './deps.js';
 import { UPLOAD_WINDOW_MS } from './domain/versions.js';
 import { registerPolicySets } from './server.js';
+import { PolicySetParameterUseCases } from './use-cases/policy-set-parameters.js';
 
 export interface PolicySetsOptions {
   databaseUrl: string;
@@ -26,6 +28,8 @@ export interface PolicySetsOptions {
   storageAddress: string;
   /** How long a version's upload URL works; one hour (the spec) unless a test shortens it. */
   uploadUrlTtlMs?: number | undefined;
+  /** Keys sealing sensitive set parameters (the first seals); none: sensitive parameters are refused. */
+  parameterKeys?: readonly ParameterKey[] | undefined;
   migrateOnly?: boolean;
 }
 
@@ -35,6 +39,11 @@ export const POLICY_SETS_SCHEMA = 'policy_sets';
 export const policySetsConfigShape = {
   ADMIN_ORGS_ADDR: doc(env.address('127.0.0.1:50051'), 'admin-orgs gRPC'),
   STORAGE_ADDR: doc(env.address('127.0.0.1:50054'), 'storage gRPC'),
+  POLICY_SET_PARAMETER_KEYS: doc(
+    env.parsed(parseParameterKeys, 'must be <id>:<base64 of 32 bytes>[,<id>:<key>…]').optional(),
+    '`<id>:<base64 of 32 bytes>[,…]`: the first key encrypts sensitive policy set parameters, every key decrypts; values are re-encrypted with the first at start (docs/security.md). Unset: sensitive parameters are refused (501); `npm start` generates one into `DATA_DIR`',
+    'none',
+  ),
 };
 
 export async function startPolicySets(options: PolicySetsOptions): Promise<RunningService> {
@@ -52,11 +61,12 @@ export async function startPolicySets(options: PolicySetsOptions): Promise<Runni
       tenancy: new AdminOrgsLookup(clients),
       uploadSessions: new StorageUploadSessions(clients),
       uploadUrlTtlMs: options.uploadUrlTtlMs ?? UPLOAD_WINDOW_MS,
+      parameterSealer: options.parameterKeys?.length ? new ParameterSealer(options.parameterKeys) : undefined,
     };
     return deps;
   };
   try {
-    return await startGrpcService({
+    const running = await startGrpcService({
       name: 'policy-sets',
       schema: POLICY_SETS_SCHEMA,
       databaseUrl: options.databaseUrl,
@@ -73,8 +83,23 @@ export async function startPolicySets(options: PolicySetsOptions): Promise<Runni
       ],
       onClose: async () => clients.close(),
     });
+    if (deps && !options.migrateOnly) await resealParameters(deps, options.logger);
+    return running;
   } catch (err) {
     clients.close();
     throw err;
+  }
+}
+
+/** After a key rotation: values sealed with an older key are sealed again with the current one. */
+async function resealParameters(deps: Deps, logger: Logger): Promise<void> {
+  const { resealed, unreadable } = await new PolicySetParameterUseCases(deps).resealWithCurrentKey();
+  if (resealed > 0)
+    logger.info({ resealed }, 'sensitive policy set parameters sealed again with the current key');
+  if (unreadable.length > 0) {
+    logger.error(
+      { parameters: unreadable },
+      'sensitive policy set parameters sealed with a key that POLICY_SET_PARAMETER_KEYS no longer holds',
+    );
   }
 }

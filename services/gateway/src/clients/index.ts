@@ -23,6 +23,11 @@ export function createClients(addresses: ServiceAddresses, credential: ClientCre
     policies: createClient(pkg.policysets.v1.Policies, addresses.policySets, credential),
     policySets: createClient(pkg.policysets.v1.PolicySets, addresses.policySets, credential),
     policySetVersions: createClient(pkg.policysets.v1.PolicySetVersions, addresses.policySets, credential),
+    policySetParameters: createClient(
+      pkg.policysets.v1.PolicySetParameters,
+      addresses.policySets,
+      credential,
+    ),
     storage: createClient(pkg.storage.v1.Storage, addresses.storage, credential),
     runs: createClient(pkg.runs.v1.Runs, addresses.runs, credential),
     comments: createClient(pkg.runs.v1.Comments, addresses.runs, credential),

@@ -1,5 +1,8 @@
 import swagger from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { finishDocument, type OperationSchema, transformRoute } from '../openapi-operations.js';
+
+type OpenApiLike = Parameters<typeof finishDocument>[0];
 import { type TSchema, Type } from '@sinclair/typebox';
 import { ErrorDocument, responses } from '../schemas/common.js';
 import { validatorCompiler } from '../schemas/validation.js';
@@ -60,6 +63,18 @@ export async function registerRouteSchemas(
       security: [{ bearer: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // For client generators (ADR 0047): operationIds, raw upload bodies, servers, error media types.
+    transform: ({ schema, url, route }) =>
+      transformRoute(
+        String(Array.isArray(route.method) ? route.method[0] : route.method),
+        url,
+        schema as OperationSchema | undefined,
+      ) as {
+        schema: FastifySchema;
+        url: string;
+      },
+    transformObject: (documentObject) =>
+      finishDocument(('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiLike),
   });
 }
 

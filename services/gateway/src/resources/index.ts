@@ -19,6 +19,8 @@ import { registerPolicyRoutes } from './policies/routes.js';
 import { POLICY } from './policies/schema.js';
 import { registerPolicySetRoutes } from './policy-sets/routes.js';
 import { POLICY_SET } from './policy-sets/schema.js';
+import { registerPolicySetParameterRoutes } from './policy-set-parameters/routes.js';
+import { POLICY_SET_PARAMETER } from './policy-set-parameters/schema.js';
 import { registerPolicySetVersionRoutes } from './policy-set-versions/routes.js';
 import { POLICY_SET_VERSION } from './policy-set-versions/schema.js';
 import { registerPolicyCheckRoutes } from './policy-checks/routes.js';
@@ -56,6 +58,7 @@ export function registerResources(app: Api, ctx: RouteContext): void {
   registerPolicyRoutes(app, ctx);
   registerPolicySetRoutes(app, ctx);
   registerPolicySetVersionRoutes(app, ctx);
+  registerPolicySetParameterRoutes(app, ctx);
   registerUploadRoutes(app, ctx);
   registerRunRoutes(app, ctx);
   registerConfigurationVersionRoutes(app, ctx);
@@ -84,6 +87,7 @@ export const RESOURCE_DEFINITIONS: readonly ResourceDefinition[] = [
   POLICY_EVALUATION,
   POLICY_SET,
   POLICY_SET_OUTCOME,
+  POLICY_SET_PARAMETER,
   POLICY_SET_VERSION,
   PROJECT,
   RUN,

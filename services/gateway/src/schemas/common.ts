@@ -168,6 +168,8 @@ export const responses = (ok: Record<number, TSchema>) => ({
 
 interface RouteParts {
   summary: string;
+  /** The body may be left out: the OpenAPI document says so (ADR 0047). */
+  'x-optional-body'?: boolean;
   /** `[]` for operations that need no token. */
   security?: Array<Record<string, string[]>>;
   params?: TSchema;

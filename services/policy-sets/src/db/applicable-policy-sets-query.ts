@@ -13,6 +13,14 @@ export interface ApplicableSetRow {
   policies_path: string | null;
   description: string | null;
   policy_tool_version: string;
+  /** In creation order; a sensitive one has only `sealed_value`. */
+  parameters: Array<{
+    id: string;
+    key: string;
+    value: string | null;
+    sealed_value: string | null;
+    sensitive: boolean;
+  }>;
 }
 
 export interface ApplicablePolicyRow {
@@ -36,8 +44,9 @@ export interface ApplicableQuery {
 
 /**
  * The sets that apply to a run in a workspace: the organization's global sets, sets attached to
- * the workspace, and sets attached to its project, minus sets excluding the workspace. Two
- * queries whatever the number of sets: the sets, then all their policies.
+ * the workspace, and sets attached to its project, minus sets excluding the workspace or its
+ * project (as workspace exclusions do, an exclusion wins over every way a set applies). Two
+ * queries whatever the number of sets: the sets with their parameters, then all their policies.
  */
 export async function findApplicablePolicySets(
   db: Queryable,
@@ -46,7 +55,11 @@ export async function findApplicablePolicySets(
   const { rows: sets } = await db.query<ApplicableSetRow>(
     `SELECT ps.id, ps.name, ps.kind, ps.overridable, ps.agent_enabled, ps.current_version_id,
             v.object_key AS current_version_object_key, ps.policies_path,
-            ps.description, ps.policy_tool_version
+            ps.description, ps.policy_tool_version,
+            (SELECT coalesce(json_agg(json_build_object('id', a.id, 'key', a.key, 'value', a.value,
+                                                        'sealed_value', a.sealed_value, 'sensitive', a.sensitive)
+                                      ORDER BY a.position), '[]')
+               FROM policy_set_parameters a WHERE a.policy_set_id = ps.id) AS parameters
        FROM policy_sets ps
        LEFT JOIN policy_set_versions v ON v.id = ps.current_version_id
       WHERE ${inOrganization('ps', 1, 5)}
@@ -57,6 +70,8 @@ export async function findApplicablePolicySets(
                                        WHERE p.policy_set_id = ps.id AND p.project_id = $3)))
         AND NOT EXISTS (SELECT 1 FROM policy_set_workspace_exclusions x
                          WHERE x.policy_set_id = ps.id AND x.workspace_id = $2)
+        AND ($3::text IS NULL OR NOT EXISTS (SELECT 1 FROM policy_set_project_exclusions px
+                                              WHERE px.policy_set_id = ps.id AND px.project_id = $3))
       ORDER BY ps.created_at, ps.id`,
     [q.organization.id, q.workspaceId, q.projectId, q.kind ?? null, q.organization.name],
   );

@@ -34,6 +34,7 @@ export interface PolicySetLinks {
   workspace_ids: string[];
   project_ids: string[];
   workspace_exclusion_ids: string[];
+  project_exclusion_ids: string[];
 }
 
 /** A set as the API shows it: its row and its linked items. */
@@ -56,6 +57,7 @@ export const RELATIONSHIPS = {
   workspaces: { table: 'policy_set_workspaces', column: 'workspace_id' },
   projects: { table: 'policy_set_projects', column: 'project_id' },
   workspaceExclusions: { table: 'policy_set_workspace_exclusions', column: 'workspace_id' },
+  projectExclusions: { table: 'policy_set_project_exclusions', column: 'project_id' },
 } as const;
 export type RelationshipName = keyof typeof RELATIONSHIPS;
 
@@ -64,6 +66,7 @@ const TENANCY_MEMBER_KIND: Partial<Record<RelationshipName, 'workspace' | 'proje
   workspaces: 'workspace',
   workspaceExclusions: 'workspace',
   projects: 'project',
+  projectExclusions: 'project',
 };
 
 /** How long tombstones of deleted workspaces and projects are kept (see 0004_create_deleted_references.sql). */
@@ -93,7 +96,8 @@ const RECORD_COLUMNS = `ps.id, ps.organization, ps.organization_id, ps.name, ps.
 
 // A subquery per relationship and set, never a query per set: any number of sets costs one statement.
 const LINK_COLUMNS = `${ids('policies')} AS policy_ids, ${ids('workspaces')} AS workspace_ids,
-  ${ids('projects')} AS project_ids, ${ids('workspaceExclusions')} AS workspace_exclusion_ids`;
+  ${ids('projects')} AS project_ids, ${ids('workspaceExclusions')} AS workspace_exclusion_ids,
+  ${ids('projectExclusions')} AS project_exclusion_ids`;
 
 export interface PolicySetFilter {
   search: string;
@@ -337,6 +341,7 @@ export class PolicySetRepository {
   async forgetProject(projectId: string): Promise<void> {
     await this.recordDeletion('project', projectId);
     await this.db.query('DELETE FROM policy_set_projects WHERE project_id = $1', [projectId]);
+    await this.db.query('DELETE FROM policy_set_project_exclusions WHERE project_id = $1', [projectId]);
   }
 
   private async recordDeletion(kind: 'workspace' | 'project', id: string): Promise<void> {

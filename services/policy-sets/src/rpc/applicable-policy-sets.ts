@@ -36,6 +36,7 @@ export function applicablePolicySetHandlers(
           policiesPath: optional(s.policies_path),
           description: optional(s.description),
           policyToolVersion: s.policy_tool_version ?? '',
+          parameters: s.parameters,
         })),
       };
     },

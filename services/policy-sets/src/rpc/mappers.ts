@@ -75,6 +75,7 @@ export function toPolicySet(r: PolicySetRow): policysetsV1.PolicySet {
     workspaceIds,
     projectIds,
     workspaceExclusionIds: r.workspace_exclusion_ids,
+    projectExclusionIds: r.project_exclusion_ids,
     currentVersionId: optional(r.current_version_id),
     newestVersionId: optional(r.newest_version_id),
     createdAt: toTimestamp(r.created_at),

@@ -14,13 +14,15 @@ const RELATIONSHIP_RPCS = {
   DetachWorkspaces: { relationship: 'workspaces', op: 'remove' },
   AddWorkspaceExclusions: { relationship: 'workspaceExclusions', op: 'add' },
   RemoveWorkspaceExclusions: { relationship: 'workspaceExclusions', op: 'remove' },
+  AddProjectExclusions: { relationship: 'projectExclusions', op: 'add' },
+  RemoveProjectExclusions: { relationship: 'projectExclusions', op: 'remove' },
 } as const satisfies Record<string, RelationshipChange>;
 
 export type RelationshipRpc = keyof typeof RELATIONSHIP_RPCS;
 
 type RelationshipHandlers = Pick<Handlers<policysetsV1.PolicySetsHandlers>, RelationshipRpc>;
 
-/** The eight relationship endpoints: each one change of one relationship (use-cases/policy-set-relationships.ts). */
+/** The ten relationship endpoints: each one change of one relationship (use-cases/policy-set-relationships.ts). */
 export function policySetRelationshipHandlers(
   relationships: PolicySetRelationshipUseCases,
 ): RelationshipHandlers {
@@ -28,7 +30,7 @@ export function policySetRelationshipHandlers(
   for (const [rpc, change] of Object.entries(RELATIONSHIP_RPCS) as Array<
     [RelationshipRpc, RelationshipChange]
   >) {
-    // The eight requests are distinct messages with the same fields.
+    // The ten requests are distinct messages with the same fields.
     handlers[rpc] = async (req: policysetsV1.AddPoliciesRequest__Output, { principal }) => {
       await relationships.change(principal, req.policySetId, change, req.ids);
       return {};

@@ -19,7 +19,7 @@ import {
 } from './reference-checks.js';
 import { visiblePolicySet } from './visible-policy-set.js';
 
-/** The eight relationship changes of a set: a relationship and whether ids are added or removed. */
+/** The ten relationship changes of a set: a relationship and whether ids are added or removed. */
 export interface RelationshipChange {
   relationship: RelationshipName;
   op: 'add' | 'remove';
@@ -69,10 +69,12 @@ export class PolicySetRelationshipUseCases {
 
   constructor(private readonly deps: Deps) {
     const { tenancy } = deps;
-    const exist = (refs: 'workspaces' | 'projects') => async (set: PolicySetRecord, ids: string[]) => {
-      await checkTenancyReferences(tenancy, set.organization, { [refs]: ids }, relationshipEndpointPointer);
-      return undefined;
-    };
+    const exist =
+      (refs: 'workspaces' | 'projects' | 'projectExclusions') =>
+      async (set: PolicySetRecord, ids: string[]) => {
+        await checkTenancyReferences(tenancy, set.organization, { [refs]: ids }, relationshipEndpointPointer);
+        return undefined;
+      };
     this.rules = {
       policies: {
         add: {
@@ -100,6 +102,10 @@ export class PolicySetRelationshipUseCases {
       },
       workspaceExclusions: {
         add: { precheck: exist('workspaces') },
+        remove: {},
+      },
+      projectExclusions: {
+        add: { precheck: exist('projectExclusions') },
         remove: {},
       },
     };

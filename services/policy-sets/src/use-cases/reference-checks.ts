@@ -10,6 +10,7 @@ export interface ReferencedIds {
   workspaces?: readonly string[] | undefined;
   projects?: readonly string[] | undefined;
   workspaceExclusions?: readonly string[] | undefined;
+  projectExclusions?: readonly string[] | undefined;
 }
 
 /**
@@ -19,7 +20,7 @@ export interface ReferencedIds {
 export type PointerFor = (relationship: keyof ReferencedIds) => string;
 
 export const bodyRelationshipPointer: PointerFor = (r) =>
-  r === 'workspaceExclusions' ? 'workspace_exclusions' : r;
+  r === 'workspaceExclusions' ? 'workspace_exclusions' : r === 'projectExclusions' ? 'project_exclusions' : r;
 export const relationshipEndpointPointer: PointerFor = () => 'ids';
 
 /**
@@ -33,15 +34,19 @@ export async function checkTenancyReferences(
   pointerFor: PointerFor,
 ): Promise<void> {
   const workspaceIds = [...new Set([...(refs.workspaces ?? []), ...(refs.workspaceExclusions ?? [])])];
+  const projectIds = [...new Set([...(refs.projects ?? []), ...(refs.projectExclusions ?? [])])];
   const [workspaces, projects] = await Promise.all([
     tenancy.workspacesIn(organization, workspaceIds),
-    tenancy.projectsIn(organization, refs.projects ?? []),
+    tenancy.projectsIn(organization, projectIds),
   ]);
   if (refs.workspaces) requireAllFound('workspace', refs.workspaces, workspaces, pointerFor('workspaces'));
   if (refs.workspaceExclusions) {
     requireAllFound('workspace', refs.workspaceExclusions, workspaces, pointerFor('workspaceExclusions'));
   }
   if (refs.projects) requireAllFound('project', refs.projects, projects, pointerFor('projects'));
+  if (refs.projectExclusions) {
+    requireAllFound('project', refs.projectExclusions, projects, pointerFor('projectExclusions'));
+  }
 }
 
 /** Policies must exist in the set's organization and be of the set's kind (one query). */

@@ -24,6 +24,12 @@ export async function withLinks(
   sets: readonly PolicySetRecord[],
 ): Promise<PolicySetRow[]> {
   const links = await repo.links(sets.map((s) => s.id));
-  const none = { policy_ids: [], workspace_ids: [], project_ids: [], workspace_exclusion_ids: [] };
+  const none = {
+    policy_ids: [],
+    workspace_ids: [],
+    project_ids: [],
+    workspace_exclusion_ids: [],
+    project_exclusion_ids: [],
+  };
   return sets.map((s) => ({ ...s, ...(links.get(s.id) ?? none) }));
 }

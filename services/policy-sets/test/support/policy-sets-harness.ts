@@ -4,7 +4,11 @@ import { createClient, type Principal, principalOf } from '@policyhub/grpc-runti
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger } from '@policyhub/telemetry';
 import { createTestDatabase, type TestDatabase, testAuth, testSigningKeys } from '@policyhub/testing';
+import type { ParameterKey } from '../../src/crypto/parameter-keys.js';
 import { startPolicySets } from '../../src/index.js';
+
+/** A fixed key for sealing sensitive parameters in tests (never used outside them). */
+export const TEST_PARAMETER_KEY: ParameterKey = { id: 'test', key: Buffer.alloc(32, 7) };
 import { type FakeTenancy, startFakeAdminOrgs } from './fake-admin-orgs.js';
 
 /** A caller holding manage-policies in `organization` (whose id the fake admin-orgs reports). */
@@ -16,7 +20,10 @@ export const managerOf = (organization: string, organizationId = `org-id-${organ
   );
 
 /** policy-sets on a fresh database, with a fake admin-orgs and an in-process bus, plus clients. */
-export async function startHarness(tenancy: FakeTenancy) {
+export async function startHarness(
+  tenancy: FakeTenancy,
+  options: { parameterKeys?: readonly ParameterKey[] } = {},
+) {
   const db: TestDatabase = await createTestDatabase('ph_policy_sets');
   const adminOrgs = await startFakeAdminOrgs(tenancy);
   const transport = new InProcessTransport();
@@ -28,6 +35,7 @@ export async function startHarness(tenancy: FakeTenancy) {
     adminOrgsAddress: adminOrgs.address,
     storageAddress: adminOrgs.address,
     signingKeys: testSigningKeys,
+    parameterKeys: options.parameterKeys ?? [TEST_PARAMETER_KEY],
   });
   const { credential } = testAuth();
   const v1 = contracts().policyhub.policysets.v1;
@@ -35,8 +43,10 @@ export async function startHarness(tenancy: FakeTenancy) {
     policies: createClient(v1.Policies, service.address, credential),
     policySets: createClient(v1.PolicySets, service.address, credential),
     applicable: createClient(v1.ApplicablePolicySets, service.address, credential),
+    parameters: createClient(v1.PolicySetParameters, service.address, credential),
   };
   return {
+    db,
     service,
     transport,
     clients,

@@ -43,7 +43,8 @@ function toSnapshot(s: policysetsV1.ApplicablePolicySet__Output): PolicySetSnaps
     id: s.id,
     name: s.name,
     kind: policyKind.toWord(s.kind),
-    // The contract has no set parameters yet; the evaluator protocol already carries them.
+    // Not taken yet: `s.parameters` holds them (sensitive ones decrypted), and this snapshot is
+    // stored in the clear with the check, where sensitive values must not be.
     parameters: {},
     policies: s.policies.map((p) => ({
       id: p.id,

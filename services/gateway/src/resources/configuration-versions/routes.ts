@@ -29,6 +29,7 @@ export function registerConfigurationVersionRoutes(app: Api, ctx: RouteContext):
     {
       schema: schema('configuration-versions', {
         summary: 'Create a configuration version (the body is optional)',
+        'x-optional-body': true,
         params: IdParams,
         body: CONFIGURATION_VERSION.body({ create: true, typeOptional: true }),
         response: { 201: resourceDocument(CONFIGURATION_VERSION) },

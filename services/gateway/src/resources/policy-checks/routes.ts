@@ -121,6 +121,7 @@ export function registerPolicyCheckRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Override a soft-failed policy check',
         params: IdParams,
         body: OVERRIDE_BODY,
+        'x-optional-body': true,
         response: { 200: resourceDocument(POLICY_CHECK) },
       }),
       attachValidation: true,

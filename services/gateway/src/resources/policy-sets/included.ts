@@ -13,6 +13,7 @@ export const POLICY_SET_INCLUDES = [
   'workspaces',
   'projects',
   'workspace_exclusions',
+  'project_exclusions',
   'newest_version',
   'current_version',
 ] as const;
@@ -23,7 +24,7 @@ const unique = (ids: Iterable<string | undefined>): string[] => [
 
 /**
  * Full objects for the requested relationships of `sets`, composed with at most one batch call
- * per target type (workspaces and exclusions share one, both versions share one) whatever the
+ * per target type (workspaces and their exclusions share one, projects and theirs too, both versions share one) whatever the
  * number of sets. Order: by include name as requested, then by first appearance.
  */
 export async function includedFor(
@@ -41,10 +42,14 @@ export async function includedFor(
       ? unique(sets.flatMap((s) => s.workspaceExclusionIds))
       : [],
     projects: include.has('projects') ? unique(sets.flatMap((s) => s.projectIds)) : [],
+    projectExclusions: include.has('project_exclusions')
+      ? unique(sets.flatMap((s) => s.projectExclusionIds))
+      : [],
     newest: include.has('newest_version') ? unique(sets.map((s) => s.newestVersionId)) : [],
     current: include.has('current_version') ? unique(sets.map((s) => s.currentVersionId)) : [],
   };
   const workspaceIds = unique([...ids.workspaces, ...ids.exclusions]);
+  const projectIds = unique([...ids.projects, ...ids.projectExclusions]);
   const versionIds = unique([...ids.newest, ...ids.current]);
   const baseUrl = ctx.baseUrl(request);
   const [policies, workspaces, projects, versions] = await Promise.all([
@@ -58,9 +63,9 @@ export async function includedFor(
           .BatchGetWorkspaces({ ids: workspaceIds }, as(request))
           .then((r) => r.workspaces.map((x) => serializeWorkspace(x, request.principal)))
       : [],
-    ids.projects.length
+    projectIds.length
       ? clients.projects
-          .BatchGetProjects({ ids: ids.projects }, as(request))
+          .BatchGetProjects({ ids: projectIds }, as(request))
           .then((r) => r.projects.map((x) => serializeProject(x, request.principal)))
       : [],
     versionIds.length
@@ -74,6 +79,7 @@ export async function includedFor(
     ['workspaces', { wanted: ids.workspaces, found: workspaces }],
     ['workspace_exclusions', { wanted: ids.exclusions, found: workspaces }],
     ['projects', { wanted: ids.projects, found: projects }],
+    ['project_exclusions', { wanted: ids.projectExclusions, found: projects }],
     ['newest_version', { wanted: ids.newest, found: versions }],
     ['current_version', { wanted: ids.current, found: versions }],
   ]);

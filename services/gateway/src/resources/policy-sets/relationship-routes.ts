@@ -19,7 +19,9 @@ type ChangeRpc =
   | 'AttachWorkspaces'
   | 'DetachWorkspaces'
   | 'AddWorkspaceExclusions'
-  | 'RemoveWorkspaceExclusions';
+  | 'RemoveWorkspaceExclusions'
+  | 'AddProjectExclusions'
+  | 'RemoveProjectExclusions';
 
 /** Path segment → element type and the RPCs adding / removing members. */
 const RELATIONSHIPS: Array<{ path: string; type: string; add: ChangeRpc; remove: ChangeRpc }> = [
@@ -32,10 +34,16 @@ const RELATIONSHIPS: Array<{ path: string; type: string; add: ChangeRpc; remove:
     add: 'AddWorkspaceExclusions',
     remove: 'RemoveWorkspaceExclusions',
   },
+  {
+    path: 'project-exclusions',
+    type: 'projects',
+    add: 'AddProjectExclusions',
+    remove: 'RemoveProjectExclusions',
+  },
 ];
 
 /**
- * The eight relationship endpoints: `{"data": [...]}` of identifiers (full resource objects are
+ * The ten relationship endpoints: `{"data": [...]}` of identifiers (full resource objects are
  * accepted; only `type` and `id` are read), 204 on success.
  */
 export function registerPolicySetRelationshipRoutes(app: Api, { clients }: RouteContext): void {

@@ -83,6 +83,8 @@ export const POLICY_SET = defineResource({
     workspaces: hasMany('workspaces', { writable: true }),
     projects: hasMany('projects', { writable: true }),
     'workspace-exclusions': hasMany('workspaces', { writable: true }),
+    // Changed through its relationship endpoints only.
+    'project-exclusions': hasMany('projects'),
     'newest-version': hasOne('policy-set-versions'),
     'current-version': hasOne('policy-set-versions'),
   },

@@ -47,6 +47,7 @@ export function serializePolicySet(s: policysetsV1.PolicySet__Output): PolicySet
         ? {}
         : { workspaces: toMany('workspaces', s.workspaceIds), projects: toMany('projects', s.projectIds) }),
       'workspace-exclusions': toMany('workspaces', s.workspaceExclusionIds),
+      'project-exclusions': toMany('projects', s.projectExclusionIds),
       'newest-version': toOne('policy-set-versions', s.newestVersionId),
       'current-version': toOne('policy-set-versions', s.currentVersionId),
     },
