@@ -7,7 +7,7 @@ import {
   rateLimitConfigShape,
   trustProxyEnv,
 } from '@policyhub/gateway';
-import { kafkaConfigShape } from '@policyhub/service-kit';
+import { databaseTimeoutsConfigShape, kafkaConfigShape } from '@policyhub/service-kit';
 
 const LOG_LEVELS = '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`';
 
@@ -47,6 +47,7 @@ export const embeddedConfigShape = {
   ),
   TRUST_PROXY: trustProxyEnv(),
   ...bodyLimitsConfigShape,
+  ...databaseTimeoutsConfigShape,
   LOG_LEVEL: doc(env.logLevel(), LOG_LEVELS),
   RUNS_GRPC_ADDR: doc(
     env.address('127.0.0.1:50053'),

@@ -3,6 +3,7 @@ import { shutdownTracing } from '@policyhub/telemetry';
 import { bodyLimitsOf } from '@policyhub/gateway';
 import { parseCommand } from '@policyhub/evaluator';
 import { embeddedConfigShape } from './config.js';
+import { databaseTimeoutsOf } from '@policyhub/service-kit';
 import { EmbeddedPostgresError } from './postgres.js';
 import { listenProblem, listenProblems, splitAddress } from './preflight.js';
 import { startSystem } from './system.js';
@@ -45,6 +46,7 @@ const system = await startSystem({
   publicUrl: config.PUBLIC_URL,
   trustProxy: config.TRUST_PROXY,
   bodyLimits: bodyLimitsOf(config),
+  databaseTimeouts: databaseTimeoutsOf(config),
   logLevel: config.LOG_LEVEL,
   runsGrpcAddress: config.RUNS_GRPC_ADDR,
   evaluator: config.EVALUATOR_ENABLED

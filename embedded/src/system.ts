@@ -25,6 +25,7 @@ import {
 } from '@policyhub/gateway';
 import { enableInProcessCalls, generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
 import {
+  type DatabaseTimeouts,
   kafkaClientSettings,
   kafkaConfigShape,
   type ReadinessSettings,
@@ -102,6 +103,8 @@ export interface SystemOptions {
    * `intervalMs`; default from AUDIT_RETENTION_DAYS and AUDIT_RETENTION_INTERVAL_SECONDS.
    */
   auditRetention?: { days?: number; intervalMs?: number } | undefined;
+  /** Statement and connect timeouts of every service's pool (DATABASE_*_TIMEOUT_MS); default the pool's. */
+  databaseTimeouts?: DatabaseTimeouts | undefined;
   /** Where every service writes its log lines (default stdout); tests pass a stream to read them. */
   logDestination?: Parameters<typeof createLogger>[2];
 }
@@ -210,7 +213,13 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     // Unary calls between the gateway and the services of this process skip HTTP/2 and the
     // assertion (ADR 0033); the gRPC ports still serve (and verify) everything from outside.
     if (options.inProcessCalls ?? true) enableInProcessCalls();
-    const shared = { databaseUrl, grpcAddress: LOOPBACK, transport, signingKeys };
+    const shared = {
+      databaseUrl,
+      grpcAddress: LOOPBACK,
+      transport,
+      signingKeys,
+      databaseTimeouts: options.databaseTimeouts,
+    };
     const serviceLogger = (name: string) => createLogger(name, logLevel, options.logDestination);
 
     const adminOrgs = await startAdminOrgs({
