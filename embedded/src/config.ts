@@ -2,8 +2,10 @@ import { siteAdminTokenEnv } from '@policyhub/admin-orgs';
 import { documented as doc, env, z } from '@policyhub/config';
 import { engineConfigShape } from '@policyhub/evaluator';
 import {
+  allowedHostsEnv,
   apiVocabulary,
   bodyLimitsConfigShape,
+  publicUrlEnv,
   rateLimitConfigShape,
   trustProxyEnv,
 } from '@policyhub/gateway';
@@ -40,11 +42,8 @@ export const embeddedConfigShape = {
   ),
   OPS_HOST: doc(z.string().default('127.0.0.1'), 'interface of the ops listener'),
   SITE_ADMIN_TOKEN: siteAdminTokenEnv('generated once into `DATA_DIR/site-admin-token`'),
-  PUBLIC_URL: doc(
-    env.optionalUrl(),
-    'base URL for absolute links and upload URLs, and the base URL printed at start',
-    'unset → request scheme + host',
-  ),
+  PUBLIC_URL: publicUrlEnv(', and the base URL printed at start'),
+  ALLOWED_HOSTS: allowedHostsEnv(),
   TRUST_PROXY: trustProxyEnv(),
   ...bodyLimitsConfigShape,
   ...databaseTimeoutsConfigShape,

@@ -44,6 +44,7 @@ const system = await startSystem({
   opsHost: config.OPS_HOST,
   siteAdminToken: config.SITE_ADMIN_TOKEN,
   publicUrl: config.PUBLIC_URL,
+  allowedHosts: config.ALLOWED_HOSTS,
   trustProxy: config.TRUST_PROXY,
   bodyLimits: bodyLimitsOf(config),
   databaseTimeouts: databaseTimeoutsOf(config),

@@ -78,7 +78,10 @@ export interface SystemOptions {
   /** Ops listener interface; default 127.0.0.1. */
   opsHost?: string;
   siteAdminToken?: string | undefined;
+  /** Base URL of absolute links; unset: an allowed Host, else the address a request arrived on. */
   publicUrl?: string | undefined;
+  /** Host names (optionally `:port`) the API answers to (ALLOWED_HOSTS); any other Host gets 400. */
+  allowedHosts?: readonly string[] | undefined;
   /** Where the runs service's internal gRPC API (executors, `npm run evaluator`) listens; default a free loopback port. */
   runsGrpcAddress?: string | undefined;
   logLevel?: string;
@@ -324,6 +327,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       },
       logger: serviceLogger('gateway'),
       publicUrl: options.publicUrl,
+      allowedHosts: options.allowedHosts,
       trustProxy: options.trustProxy,
       bodyLimits: options.bodyLimits,
       vocabulary: options.apiVocabulary,
