@@ -204,6 +204,14 @@ describe('PUT /plans/:id/json-output', () => {
         source: { pointer },
       });
     }
+    // A property given twice in one object: engines keep one of the two, counts the other.
+    const duplicate = await putPlan(
+      org.owner.api,
+      planId,
+      '{"format_version":"1.2","resource_changes":[{"address":"a","type":"t","change":{"actions":["create"]},"type":"aws_s3_bucket"}]}',
+    );
+    expect(duplicate.status, duplicate.text).toBe(422);
+    expect(duplicate.body.errors[0].detail).toContain('"type" appears twice in one object');
     // A binary plan file (a zip) sent instead of its JSON: the answer says what to send.
     const binary = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.alloc(512, 7)]);
     const tfplan = await org.owner.api.put(`/plans/${planId}/json-output`, binary, {

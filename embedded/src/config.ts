@@ -2,12 +2,14 @@ import { siteAdminTokenEnv } from '@policyhub/admin-orgs';
 import { documented as doc, env, z } from '@policyhub/config';
 import { engineConfigShape } from '@policyhub/evaluator';
 import {
+  allowedHostsEnv,
   apiVocabulary,
   bodyLimitsConfigShape,
+  publicUrlEnv,
   rateLimitConfigShape,
   trustProxyEnv,
 } from '@policyhub/gateway';
-import { kafkaConfigShape } from '@policyhub/service-kit';
+import { databaseTimeoutsConfigShape, kafkaConfigShape } from '@policyhub/service-kit';
 
 const LOG_LEVELS = '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`';
 
@@ -40,13 +42,11 @@ export const embeddedConfigShape = {
   ),
   OPS_HOST: doc(z.string().default('127.0.0.1'), 'interface of the ops listener'),
   SITE_ADMIN_TOKEN: siteAdminTokenEnv('generated once into `DATA_DIR/site-admin-token`'),
-  PUBLIC_URL: doc(
-    env.optionalUrl(),
-    'base URL for absolute links and upload URLs, and the base URL printed at start',
-    'unset → request scheme + host',
-  ),
+  PUBLIC_URL: publicUrlEnv(', and the base URL printed at start'),
+  ALLOWED_HOSTS: allowedHostsEnv(),
   TRUST_PROXY: trustProxyEnv(),
   ...bodyLimitsConfigShape,
+  ...databaseTimeoutsConfigShape,
   LOG_LEVEL: doc(env.logLevel(), LOG_LEVELS),
   RUNS_GRPC_ADDR: doc(
     env.address('127.0.0.1:50053'),

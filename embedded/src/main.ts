@@ -3,6 +3,7 @@ import { shutdownTracing } from '@policyhub/telemetry';
 import { bodyLimitsOf } from '@policyhub/gateway';
 import { parseCommand } from '@policyhub/evaluator';
 import { embeddedConfigShape } from './config.js';
+import { databaseTimeoutsOf } from '@policyhub/service-kit';
 import { EmbeddedPostgresError } from './postgres.js';
 import { listenProblem, listenProblems, splitAddress } from './preflight.js';
 import { startSystem } from './system.js';
@@ -43,8 +44,10 @@ const system = await startSystem({
   opsHost: config.OPS_HOST,
   siteAdminToken: config.SITE_ADMIN_TOKEN,
   publicUrl: config.PUBLIC_URL,
+  allowedHosts: config.ALLOWED_HOSTS,
   trustProxy: config.TRUST_PROXY,
   bodyLimits: bodyLimitsOf(config),
+  databaseTimeouts: databaseTimeoutsOf(config),
   logLevel: config.LOG_LEVEL,
   runsGrpcAddress: config.RUNS_GRPC_ADDR,
   evaluator: config.EVALUATOR_ENABLED

@@ -30,6 +30,7 @@ import {
 } from '@policyhub/gateway';
 import { enableInProcessCalls, generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
 import {
+  type DatabaseTimeouts,
   kafkaClientSettings,
   kafkaConfigShape,
   type ReadinessSettings,
@@ -82,7 +83,10 @@ export interface SystemOptions {
   /** Ops listener interface; default 127.0.0.1. */
   opsHost?: string;
   siteAdminToken?: string | undefined;
+  /** Base URL of absolute links; unset: an allowed Host, else the address a request arrived on. */
   publicUrl?: string | undefined;
+  /** Host names (optionally `:port`) the API answers to (ALLOWED_HOSTS); any other Host gets 400. */
+  allowedHosts?: readonly string[] | undefined;
   /** Where the runs service's internal gRPC API (executors, `npm run evaluator`) listens; default a free loopback port. */
   runsGrpcAddress?: string | undefined;
   logLevel?: string;
@@ -107,6 +111,8 @@ export interface SystemOptions {
    * `intervalMs`; default from AUDIT_RETENTION_DAYS and AUDIT_RETENTION_INTERVAL_SECONDS.
    */
   auditRetention?: { days?: number; intervalMs?: number } | undefined;
+  /** Statement and connect timeouts of every service's pool (DATABASE_*_TIMEOUT_MS); default the pool's. */
+  databaseTimeouts?: DatabaseTimeouts | undefined;
   /** Where every service writes its log lines (default stdout); tests pass a stream to read them. */
   logDestination?: Parameters<typeof createLogger>[2];
 }
@@ -229,7 +235,13 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     // Unary calls between the gateway and the services of this process skip HTTP/2 and the
     // assertion (ADR 0033); the gRPC ports still serve (and verify) everything from outside.
     if (options.inProcessCalls ?? true) enableInProcessCalls();
-    const shared = { databaseUrl, grpcAddress: LOOPBACK, transport, signingKeys };
+    const shared = {
+      databaseUrl,
+      grpcAddress: LOOPBACK,
+      transport,
+      signingKeys,
+      databaseTimeouts: options.databaseTimeouts,
+    };
     const serviceLogger = (name: string) => createLogger(name, logLevel, options.logDestination);
 
     const adminOrgs = await startAdminOrgs({
@@ -336,6 +348,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
       },
       logger: serviceLogger('gateway'),
       publicUrl: options.publicUrl,
+      allowedHosts: options.allowedHosts,
       trustProxy: options.trustProxy,
       bodyLimits: options.bodyLimits,
       vocabulary: options.apiVocabulary,

@@ -20,7 +20,7 @@ export interface TestSystem {
  * Postgres), reached only over HTTP on a loopback port, as a user would.
  */
 export async function startTestSystem(
-  options: Pick<SystemOptions, 'apiVocabulary' | 'uploadUrlTtlMs' | 'auditRetention'> = {},
+  options: Pick<SystemOptions, 'apiVocabulary' | 'uploadUrlTtlMs' | 'auditRetention' | 'allowedHosts'> = {},
 ): Promise<TestSystem> {
   const db: TestDatabase = await createTestDatabase('ph_e2e');
   const dataDir = mkdtempSync(join(tmpdir(), 'policyhub-e2e-'));

@@ -7,7 +7,20 @@ export interface DbOptions {
   schema: string;
   max?: number;
   applicationName?: string;
+  /**
+   * Longest a statement may run before Postgres cancels it (SQLSTATE 57014); a connection that
+   * does not answer at all is given up one second later (node-postgres' query_timeout). 0: none.
+   */
+  statementTimeoutMs?: number;
+  /** Longest a new connection may take to be established (or to wait for a free one). */
+  connectTimeoutMs?: number;
 }
+
+/** Each service's pool answers within its callers' deadline (10 s) even when Postgres hangs. */
+export const DEFAULT_DATABASE_TIMEOUTS = { statementTimeoutMs: 5_000, connectTimeoutMs: 5_000 } as const;
+
+/** What node-postgres rejects a query with when the connection stayed silent past query_timeout. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
 
 export interface QueryOptions {
   /**
@@ -102,16 +115,25 @@ export class Db implements Queryable {
   readonly url: string;
   queryCount = 0;
 
+  private readonly connectTimeoutMs: number;
+
   constructor(options: DbOptions) {
     if (!/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error(`bad schema name ${options.schema}`);
     this.schema = options.schema;
     this.url = options.url;
+    const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_DATABASE_TIMEOUTS.statementTimeoutMs;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_DATABASE_TIMEOUTS.connectTimeoutMs;
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.max ?? 10,
       application_name: options.applicationName ?? options.schema,
       options: `-c search_path=${options.schema},public`,
-      connectionTimeoutMillis: 5_000,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      // Postgres cancels a slow statement (a lock held elsewhere); a hung server or network is
+      // noticed by the client a second later, and that connection is then discarded.
+      ...(statementTimeoutMs > 0
+        ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 1_000 }
+        : {}),
     });
     // An idle client losing its connection (Postgres restart) must not crash the process.
     this.pool.on('error', () => {});
@@ -158,14 +180,35 @@ export class Db implements Queryable {
       await client.query('COMMIT');
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken ??= rollbackError;
-      });
+      // A connection that stopped answering would hold the ROLLBACK as long: discard it instead
+      // (Postgres rolls back what it had when the connection goes).
+      if ((err as Error | undefined)?.message === QUERY_READ_TIMEOUT) broken ??= err as Error;
+      else
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken ??= rollbackError;
+        });
       throw err;
     } finally {
       client.off('error', onError);
       client.release(broken);
     }
+  }
+
+  /**
+   * A connection outside the pool without statement or query timeouts, for work that may
+   * legitimately wait or run long (migrations wait for another replica's migration lock).
+   * The caller ends it.
+   */
+  async connectWithoutTimeouts(): Promise<pg.Client> {
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: `${this.schema}-migrate`,
+      options: `-c search_path=${this.schema},public`,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+    });
+    client.on('error', () => {});
+    await client.connect();
+    return client;
   }
 
   async isReady(): Promise<boolean> {

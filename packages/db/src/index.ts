@@ -3,6 +3,7 @@ export {
   type Queryable,
   type QueryOptions,
   type DbOptions,
+  DEFAULT_DATABASE_TIMEOUTS,
   parseTextArray,
   timestamptzToIso,
 } from './db.js';

@@ -40,7 +40,8 @@ export function readMigrationsDir(dir: string): Migration[] {
  */
 export async function runMigrations(db: Db, migrations: Migration[]): Promise<string[]> {
   const lockKey = createHash('sha256').update(`policyhub:migrate:${db.schema}`).digest().readBigInt64BE(0);
-  const client = await db.pool.connect();
+  // Without the pool's timeouts: waiting for the lock or building an index may take long.
+  const client = await db.connectWithoutTimeouts();
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [lockKey.toString()]);
@@ -93,7 +94,7 @@ export async function runMigrations(db: Db, migrations: Migration[]): Promise<st
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [lockKey.toString()]).catch(() => {});
-    client.release();
+    await client.end().catch(() => {});
   }
   return applied;
 }

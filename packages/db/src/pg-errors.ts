@@ -25,10 +25,11 @@ const networkCodes = new Set([
  * class 53 (insufficient resources: too many clients, out of memory, disk full), the 57P0x
  * operator interventions (admin/crash shutdown, cannot connect now, database dropped, idle
  * session timeout), 55000 for a database not accepting connections (ALLOW_CONNECTIONS false),
- * and class 28 (the role or password was refused: a rotated or missing credential).
+ * class 28 (the role or password was refused: a rotated or missing credential), and 57014 for
+ * a statement cancelled by its statement timeout (a lock held elsewhere, an overloaded server).
  */
 const isUnavailableSqlState = (code: string): boolean =>
-  /^(08|53|28)[0-9A-Z]{3}$/.test(code) || /^57P0[1-5]$/.test(code) || code === '55000';
+  /^(08|53|28)[0-9A-Z]{3}$/.test(code) || /^57P0[1-5]$/.test(code) || code === '55000' || code === '57014';
 
 /** node-postgres' own wording for a dead, closed or never-established connection. */
 const unavailableMessage =

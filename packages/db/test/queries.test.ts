@@ -1,6 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db } from '../src/db.js';
+import { isConnectionError } from '../src/pg-errors.js';
 
 let database: TestDatabase;
 let db: Db;
@@ -53,5 +54,35 @@ describe('transaction settings', () => {
     await expect(
       db.transaction(async () => 1, { setLocal: 'SET LOCAL a = b; DROP TABLE x' }),
     ).rejects.toThrow(/not a list of SET LOCAL statements/);
+  });
+});
+
+describe('statement timeout', () => {
+  it('cancels a statement that runs too long, as a "database unavailable" error, in and out of transactions', async () => {
+    const quick = new Db({ url: database.url, schema: 'public', max: 1, statementTimeoutMs: 200 });
+    try {
+      const outside = await quick.query('SELECT pg_sleep(3)').catch((err: unknown) => err);
+      expect(outside).toMatchObject({ code: '57014' });
+      expect(isConnectionError(outside)).toBe(true);
+      const inside = await quick
+        .transaction((tx) => tx.query('SELECT pg_sleep(3)'))
+        .catch((err: unknown) => err);
+      expect(isConnectionError(inside)).toBe(true);
+      // The connection is fine afterwards.
+      expect((await quick.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it('does not apply to migrations, which may wait for another replica', async () => {
+    const quick = new Db({ url: database.url, schema: 'public', max: 1, statementTimeoutMs: 200 });
+    const client = await quick.connectWithoutTimeouts();
+    try {
+      expect((await client.query('SELECT pg_sleep(0.5), 1 AS done')).rows[0]).toMatchObject({ done: 1 });
+    } finally {
+      await client.end();
+      await quick.close();
+    }
   });
 });

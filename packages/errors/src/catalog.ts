@@ -37,6 +37,7 @@ export const ERROR_CATALOG = {
   GATEWAY_MALFORMED_REQUEST: 'bad_request',
   GATEWAY_REQUEST_TIMEOUT: 'request_timeout',
   GATEWAY_HEADERS_TOO_LARGE: 'headers_too_large',
+  GATEWAY_HOST_NOT_ALLOWED: 'bad_request',
   GATEWAY_SERVICE_UNAVAILABLE: 'unavailable',
   // admin-orgs
   ADMIN_ORGS_INVALID_USERNAME: 'invalid',

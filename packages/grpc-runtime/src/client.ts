@@ -62,8 +62,11 @@ export function buildMetadata(credential: ClientCredential, options: CallOptions
   return metadata;
 }
 
+/** A call's deadline unless its options say otherwise, over gRPC and in-process alike. */
+export const DEFAULT_DEADLINE_MS = 10_000;
+
 export function deadline(options: CallOptions | undefined): grpc.CallOptions {
-  return { deadline: Date.now() + (options?.deadlineMs ?? 10_000) };
+  return { deadline: Date.now() + (options?.deadlineMs ?? DEFAULT_DEADLINE_MS) };
 }
 
 /** The client-streaming methods of a generated client (`Upload`, `PutObject`, …). */
@@ -132,7 +135,7 @@ export function createClient<C extends grpc.Client>(
         credential.inProcess!,
         options?.principal,
         metadata(options),
-        options?.deadlineMs ?? 10_000,
+        options?.deadlineMs ?? DEFAULT_DEADLINE_MS,
         callback,
       );
     }
@@ -145,7 +148,15 @@ export function createClient<C extends grpc.Client>(
     const method = (raw as unknown as Record<string, Function>)[name]!.bind(raw);
     wrapped[name] = (request: unknown, options?: CallOptions) => {
       const local = credential.inProcess ? localMethod(address, def.path) : undefined;
-      if (local) return callLocal(local, def, request, credential.inProcess!, options?.principal);
+      if (local)
+        return callLocal(
+          local,
+          def,
+          request,
+          credential.inProcess!,
+          options?.principal,
+          options?.deadlineMs ?? DEFAULT_DEADLINE_MS,
+        );
       return new Promise((resolve, reject) => {
         method(
           request,

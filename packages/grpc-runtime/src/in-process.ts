@@ -110,9 +110,25 @@ function endSpan(span: Span, code: grpc.status): void {
 }
 
 /**
+ * The handler's answer, or DEADLINE_EXCEEDED once `deadlineMs` has passed, as a grpc-js client
+ * reads it when the deadline of a call over the network passes (the handler, as on a gRPC
+ * server, is not stopped: its own timeouts end it, and its late answer goes nowhere).
+ */
+function withinDeadline<T>(answer: Promise<T>, deadlineMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject({ code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' }),
+      deadlineMs,
+    );
+  });
+  return Promise.race([answer, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
  * Calls a local unary handler as a grpc-js client would call it over the network: the request and
  * the response through their codecs, a client span around a server span, failures as the status
- * the client would have read.
+ * the client would have read, and the same deadline.
  */
 export function callLocal(
   method: LocalMethod,
@@ -120,6 +136,7 @@ export function callLocal(
   request: unknown,
   credential: NonNullable<ClientCredential['inProcess']>,
   principal: Principal | undefined,
+  deadlineMs: number,
 ): Promise<unknown> {
   const caller = credential.callerFor(principal);
   const name = `grpc.${def.path.slice(1)}`;
@@ -133,7 +150,10 @@ export function callLocal(
         try {
           const copies = messageCopies(def.path);
           const copy = copyMessage(copies.request, request, def.requestSerialize, def.requestDeserialize);
-          const response = await method.invoke(copy, caller, credential.key, def.path);
+          const response = await withinDeadline(
+            method.invoke(copy, caller, credential.key, def.path),
+            deadlineMs,
+          );
           const result = copyMessage(
             copies.response,
             response,

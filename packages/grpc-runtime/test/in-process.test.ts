@@ -50,6 +50,8 @@ describe('in-process calls', () => {
                 assertion: ctx.metadata.get(ASSERTION_METADATA_KEY).length,
               });
               if (req.token === 'missing') throw notFound('RUNS_RUN_NOT_FOUND');
+              // A handler stuck on a dependency that does not answer (a hung database).
+              if (req.token === 'hang') await new Promise((resolve) => setTimeout(resolve, 5_000));
               // `extra` is not in the contract; memberships is left out.
               return {
                 principal: { userId: 'u', username: 'u', isSiteAdmin: false, extra: 'not in the proto' },
@@ -124,6 +126,27 @@ describe('in-process calls', () => {
       expect(local).toMatchObject({ code: status.NOT_FOUND });
       expect(readServiceError(local)).toEqual(readServiceError(remote));
       expect((local as Error).message).toBe((remote as Error).message);
+    } finally {
+      withdraw();
+    }
+  });
+
+  it('end with DEADLINE_EXCEEDED when the deadline passes, as over gRPC', async () => {
+    const withdraw = serveInProcess(address, services);
+    const call = async (credential: ClientCredential) => {
+      const client = createClient(pkg().adminorgs.v1.Identity, address, credential);
+      try {
+        return await client
+          .Authenticate({ token: 'hang' }, { principal: alice, deadlineMs: 200 })
+          .catch((err: unknown) => err);
+      } finally {
+        client.close();
+      }
+    };
+    try {
+      const [local, remote] = await Promise.all([call(gateway), call(overGrpc)]);
+      expect(local).toMatchObject({ code: status.DEADLINE_EXCEEDED });
+      expect(remote).toMatchObject({ code: status.DEADLINE_EXCEEDED });
     } finally {
       withdraw();
     }

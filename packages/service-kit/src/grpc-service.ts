@@ -50,7 +50,15 @@ export interface GrpcServiceOptions {
   /** Extra shutdown work. */
   onClose?(): Promise<void>;
   poolSize?: number;
+  /** Statement and connect timeouts of the pool (default DEFAULT_DATABASE_TIMEOUTS). */
+  databaseTimeouts?: DatabaseTimeouts | undefined;
   migrateOnly?: boolean;
+}
+
+/** DATABASE_STATEMENT_TIMEOUT_MS and DATABASE_CONNECT_TIMEOUT_MS, as the pool takes them. */
+export interface DatabaseTimeouts {
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
 }
 
 export interface RunningService {
@@ -75,7 +83,12 @@ export interface RunningService {
  */
 export async function startGrpcService(options: GrpcServiceOptions): Promise<RunningService> {
   const { logger } = options;
-  const db = new Db({ url: options.databaseUrl, schema: options.schema, max: options.poolSize ?? 10 });
+  const db = new Db({
+    url: options.databaseUrl,
+    schema: options.schema,
+    max: options.poolSize ?? 10,
+    ...options.databaseTimeouts,
+  });
   const migrations: Migration[] = [...eventMigrations, ...readMigrationsDir(options.migrationsDir)];
   const applied = await runMigrations(db, migrations);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');

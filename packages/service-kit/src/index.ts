@@ -1,5 +1,6 @@
 export {
   startGrpcService,
+  type DatabaseTimeouts,
   type GrpcServiceOptions,
   type RunningService,
   type ServiceDeps,
@@ -16,3 +17,4 @@ export {
 export { DEFAULT_READINESS, type ReadinessSettings, serviceReadiness } from './readiness.js';
 export { runDeadLettersCommand, USAGE as DEAD_LETTERS_USAGE } from './dead-letters-command.js';
 export { addHealthService, type HealthService, LIVENESS_SERVICE } from './health.js';
+export { databaseTimeoutsConfigShape, databaseTimeoutsOf } from './database-config.js';

@@ -10,7 +10,8 @@ import {
   retentionConfigShape,
   retentionSettings,
 } from './event-config.js';
-import type { RunningService } from './grpc-service.js';
+import { databaseTimeoutsConfigShape, databaseTimeoutsOf } from './database-config.js';
+import type { DatabaseTimeouts, RunningService } from './grpc-service.js';
 
 /** Variables every service process reads. */
 export const serviceConfigShape = {
@@ -44,6 +45,7 @@ export const serviceConfigShape = {
   ),
   ...retentionConfigShape,
   ...readinessConfigShape,
+  ...databaseTimeoutsConfigShape,
   LOG_LEVEL: doc(env.logLevel(), '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`'),
   MIGRATE_ONLY: doc(env.bool(false), "run the service's migrations and exit (needs no Kafka)"),
 };
@@ -67,7 +69,11 @@ export async function runServiceMain<S extends z.ZodRawShape>(
   shape: S,
   start: (
     config: BaseServiceConfig & z.infer<z.ZodObject<S>>,
-    shared: { transport: EventTransport; logger: ReturnType<typeof createLogger> },
+    shared: {
+      transport: EventTransport;
+      logger: ReturnType<typeof createLogger>;
+      databaseTimeouts: DatabaseTimeouts;
+    },
   ) => Promise<RunningService>,
 ): Promise<void> {
   let config: BaseServiceConfig & z.infer<z.ZodObject<S>>;
@@ -100,7 +106,7 @@ export async function runServiceMain<S extends z.ZodRawShape>(
       logger.warn('KAFKA_SASL_MECHANISM=plain without KAFKA_SSL sends the Kafka password in clear text');
     }
   }
-  const service = await start(config, { transport, logger });
+  const service = await start(config, { transport, logger, databaseTimeouts: databaseTimeoutsOf(config) });
   if (config.MIGRATE_ONLY) {
     logger.info('migrations done; exiting (MIGRATE_ONLY)');
     await transport.close();

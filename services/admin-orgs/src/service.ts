@@ -2,7 +2,12 @@ import { fileURLToPath } from 'node:url';
 import { documented as doc, env, z } from '@policyhub/config';
 import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
-import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
+import {
+  type DatabaseTimeouts,
+  type RunningService,
+  type ServiceDeps,
+  startGrpcService,
+} from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { startAuditRecordedConsumer } from './consumers/audit-recorded.js';
 import type { Deps } from './deps.js';
@@ -28,6 +33,8 @@ export interface AdminOrgsOptions {
   siteAdminToken?: string | undefined;
   /** Retention of the audit trail (default: a year, swept hourly). */
   auditRetention?: Partial<AuditRetentionSettings> | undefined;
+  /** Statement and connect timeouts of the service's pool (default: the pool's). */
+  databaseTimeouts?: DatabaseTimeouts | undefined;
   migrateOnly?: boolean;
 }
 
@@ -84,6 +91,7 @@ export function startAdminOrgs(options: AdminOrgsOptions): Promise<RunningServic
     transport: options.transport,
     logger: options.logger,
     auth: new InternalAuth({ keys: options.signingKeys, service: 'admin-orgs' }),
+    databaseTimeouts: options.databaseTimeouts,
     migrateOnly: options.migrateOnly,
     register: (server, service) => registerAdminOrgs(server, service, depsOf(service)),
     consumers: async (service) => [await startAuditRecordedConsumer(service)],

@@ -12,6 +12,7 @@ import { rejectNulCharacters } from './plugins/nul-characters.js';
 import { registerOpenApiRoute, registerRouteSchemas } from './plugins/openapi.js';
 import { type RateLimitOptions, registerRateLimiting } from './plugins/rate-limit.js';
 import { registerSecurityHeaders, securityHeaders } from './plugins/security-headers.js';
+import { baseUrlResolver, registerHostCheck } from './plugins/public-url.js';
 import { registerRequestLogging } from './plugins/request-logging.js';
 import { registerResponseValidation } from './plugins/response-validation.js';
 import { normaliseUrl, parseQuery } from './plugins/url.js';
@@ -24,8 +25,13 @@ import { VOCABULARY, type VocabularyProfile } from './vocabulary.js';
 export interface GatewayDeps {
   clients: Clients;
   logger: Logger;
-  /** Base URL for absolute links and upload URLs; defaults to the request's scheme and host. */
+  /**
+   * Base URL for absolute links and upload URLs; unset: the request's scheme and Host when
+   * `allowedHosts` lists it, else the address the connection arrived on (plugins/public-url.ts).
+   */
   publicUrl?: string | undefined;
+  /** Host names (optionally `:port`) the API answers to (ALLOWED_HOSTS); any other Host gets 400. */
+  allowedHosts?: readonly string[] | undefined;
   principalCache?: PrincipalCache;
   /** Request budget per token and failed-authentication budget per address; none disables both. */
   rateLimits?: RateLimitOptions | undefined;
@@ -66,12 +72,13 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const ctx: RouteContext = {
     clients: deps.clients,
     logger: deps.logger,
-    baseUrl: (request) => publicUrl ?? `${request.protocol}://${request.host}`,
+    baseUrl: baseUrlResolver({ publicUrl, allowedHosts: deps.allowedHosts }),
     wire: VOCABULARY[deps.vocabulary ?? 'spec'],
   };
   const resources = resourceSchemas(ctx.wire);
 
   registerSecurityHeaders(app, headers);
+  registerHostCheck(app, deps.allowedHosts);
   registerBodyLimits(app, { ...DEFAULT_BODY_LIMITS, ...definedOnly(deps.bodyLimits ?? {}) });
   registerBodyParsing(app);
   registerErrorHandling(app, deps.logger);

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { documented as doc, env, testOnly, z } from '@policyhub/config';
 import { parseSigningKeys } from '@policyhub/grpc-runtime';
+import { HOST_ENTRY } from './plugins/public-url.js';
 import { VOCABULARY_PROFILES } from './vocabulary.js';
 
 /** proxy-addr's names for address ranges, accepted in TRUST_PROXY. */
@@ -82,6 +83,36 @@ export const bodyLimitsOf = (config: {
   openBodiesPerAddress: config.OPEN_BODIES_PER_ADDRESS,
 });
 
+/**
+ * ALLOWED_HOSTS: host names (optionally `:port`) the API answers to, comma-separated; any other
+ * Host is refused, and without PUBLIC_URL links are built from the request's (allowed) Host.
+ */
+export const allowedHostsEnv = () =>
+  doc(
+    z
+      .string()
+      .optional()
+      .transform((v) =>
+        v
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .refine((list) => list === undefined || (list.length > 0 && list.every((h) => HOST_ENTRY.test(h))), {
+        message: 'must be comma-separated host names or addresses, each optionally with :port',
+      }),
+    "comma-separated host names or addresses, each optionally with `:port`, the API answers to; any other Host gets 400 `GATEWAY_HOST_NOT_ALLOWED`; without `PUBLIC_URL`, links then name the request's Host ([ADR 0041](adr/0041-absolute-urls-and-body-time-limits.md))",
+    'unset → any Host (never used for links)',
+  );
+
+/** PUBLIC_URL: the base of every absolute URL the gateway writes (ADR 0041). */
+export const publicUrlEnv = (extra = '') =>
+  doc(
+    env.optionalUrl(),
+    `base URL for absolute links and upload URLs${extra}; set it behind a proxy or load balancer ([ADR 0041](adr/0041-absolute-urls-and-body-time-limits.md))`,
+    'unset → an allowed Host (`ALLOWED_HOSTS`), else the address the request arrived on',
+  );
+
 /** Gateway environment (docs/configuration.md is generated from it). */
 export const gatewayConfigShape = {
   PORT: doc(env.port(8080), 'HTTP port: `/api/v2/…` and upload URLs only'),
@@ -102,11 +133,8 @@ export const gatewayConfigShape = {
   POLICY_SETS_ADDR: doc(env.address('127.0.0.1:50052'), 'policy-sets gRPC'),
   RUNS_ADDR: doc(env.address('127.0.0.1:50053'), 'runs gRPC'),
   STORAGE_ADDR: doc(env.address('127.0.0.1:50054'), 'storage gRPC'),
-  PUBLIC_URL: doc(
-    env.optionalUrl(),
-    'base URL for absolute links and upload URLs',
-    'unset → request scheme + host',
-  ),
+  PUBLIC_URL: publicUrlEnv(),
+  ALLOWED_HOSTS: allowedHostsEnv(),
   TRUST_PROXY: trustProxyEnv(),
   REDIS_URL: doc(
     env.optionalUrl(),

@@ -1,8 +1,10 @@
 export { buildApp, type GatewayDeps } from './app.js';
 export {
+  allowedHostsEnv,
   bodyLimitsConfigShape,
   bodyLimitsOf,
   gatewayConfigShape,
+  publicUrlEnv,
   rateLimitConfigShape,
   trustProxyEnv,
 } from './config.js';

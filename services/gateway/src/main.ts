@@ -29,6 +29,7 @@ const app = await buildApp({
   clients,
   logger,
   publicUrl: config.PUBLIC_URL,
+  allowedHosts: config.ALLOWED_HOSTS,
   bodyLimit: config.REQUEST_BODY_LIMIT,
   bodyLimits: bodyLimitsOf(config),
   trustProxy: config.TRUST_PROXY,

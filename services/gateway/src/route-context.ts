@@ -31,7 +31,7 @@ export type Api = FastifyInstance<
 export interface RouteContext {
   clients: Clients;
   logger: Logger;
-  /** Absolute base URL for links (PUBLIC_URL, else the request's own scheme and host). */
+  /** Absolute base URL for links: PUBLIC_URL, an allowed Host, or the arrival address (plugins/public-url.ts). */
   baseUrl(request: FastifyRequest): string;
   /** The served vocabulary profile's names (responses are translated by plugins/vocabulary.ts). */
   wire: WireNames;

@@ -34,6 +34,24 @@ describe('gateway configuration', () => {
     expect(() => load({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);
   });
 
+  it('reads ALLOWED_HOSTS as host names or addresses with optional ports, and the body limits', () => {
+    expect(
+      load({ ALLOWED_HOSTS: 'policyhub.example, api.example:8443,[::1],10.0.0.5' }).ALLOWED_HOSTS,
+    ).toEqual(['policyhub.example', 'api.example:8443', '[::1]', '10.0.0.5']);
+    expect(load({})).toMatchObject({
+      BODY_TIMEOUT_SECONDS: 30,
+      UPLOAD_BODY_TIMEOUT_SECONDS: 900,
+      OPEN_BODIES_PER_ADDRESS: 64,
+    });
+  });
+
+  it.each(['http://x.example', 'a b', 'x.example/path', ' , ', '-x.example'])(
+    'rejects ALLOWED_HOSTS=%j',
+    (value) => {
+      expect(() => load({ ALLOWED_HOSTS: value })).toThrow(/ALLOWED_HOSTS/);
+    },
+  );
+
   it('takes backend addresses as host:port or dns:///host:port (every address of a headless Service)', () => {
     expect(load({ ADMIN_ORGS_ADDR: 'dns:///admin-orgs:50051', RUNS_ADDR: 'runs:50051' })).toMatchObject({
       ADMIN_ORGS_ADDR: 'dns:///admin-orgs:50051',

@@ -11,6 +11,7 @@ import {
 import { RequestDocument, readIdentifierList } from '../src/jsonapi/body.js';
 import { parseInclude } from '../src/jsonapi/include.js';
 import { hasPageParams, paginationDocument, parsePage } from '../src/jsonapi/pagination.js';
+import { hostAllowed } from '../src/plugins/public-url.js';
 import { normaliseUrl, parseQuery } from '../src/plugins/url.js';
 
 const catchError = (fn: () => unknown): AppError => {
@@ -219,5 +220,20 @@ describe('errors carrying non-ASCII text', () => {
     const detail = 'durée invalide: 5µs — ünïcödé ✓';
     const err = toServiceError(invalidAttribute('POLICY_SETS_INVALID_NAME', 'name', detail));
     expect(httpErrorFromGrpc(err).body.errors[0]!.detail).toBe(detail);
+  });
+});
+
+describe('allowed hosts', () => {
+  it('match names case-insensitively, on any port unless the entry names one', () => {
+    const allowed = ['policyhub.example', 'api.example:8443', '[::1]'];
+    expect(hostAllowed('PolicyHub.Example', allowed)).toBe(true);
+    expect(hostAllowed('policyhub.example:8080', allowed)).toBe(true);
+    expect(hostAllowed('api.example:8443', allowed)).toBe(true);
+    expect(hostAllowed('api.example', allowed)).toBe(false);
+    expect(hostAllowed('api.example:443', allowed)).toBe(false);
+    expect(hostAllowed('[::1]:8080', allowed)).toBe(true);
+    expect(hostAllowed('evil.example', allowed)).toBe(false);
+    expect(hostAllowed('policyhub.example.evil.example', allowed)).toBe(false);
+    expect(hostAllowed(undefined, allowed)).toBe(false);
   });
 });

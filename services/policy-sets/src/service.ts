@@ -2,7 +2,12 @@ import { fileURLToPath } from 'node:url';
 import { documented as doc, env } from '@policyhub/config';
 import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
-import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
+import {
+  type DatabaseTimeouts,
+  type RunningService,
+  type ServiceDeps,
+  startGrpcService,
+} from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { AdminOrgsLookup } from './clients/admin-orgs-lookup.js';
 import { createPolicySetsClients } from './clients/index.js';
@@ -30,6 +35,8 @@ export interface PolicySetsOptions {
   uploadUrlTtlMs?: number | undefined;
   /** Keys sealing sensitive set parameters (the first seals); none: sensitive parameters are refused. */
   parameterKeys?: readonly ParameterKey[] | undefined;
+  /** Statement and connect timeouts of the service's pool (default: the pool's). */
+  databaseTimeouts?: DatabaseTimeouts | undefined;
   migrateOnly?: boolean;
 }
 
@@ -75,6 +82,7 @@ export async function startPolicySets(options: PolicySetsOptions): Promise<Runni
       transport: options.transport,
       logger: options.logger,
       auth,
+      databaseTimeouts: options.databaseTimeouts,
       migrateOnly: options.migrateOnly,
       register: (server, service) => registerPolicySets(server, service, depsOf(service)),
       consumers: async (service) => [

@@ -2,7 +2,12 @@ import { documented as doc, env } from '@policyhub/config';
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, parseWorkerTokens, type SigningKey, type WorkerRole } from '@policyhub/grpc-runtime';
-import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
+import {
+  type DatabaseTimeouts,
+  type RunningService,
+  type ServiceDeps,
+  startGrpcService,
+} from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { grpcObjectStore } from './clients/object-store.js';
 import { grpcObjectStreams } from './clients/object-streams.js';
@@ -46,6 +51,8 @@ export interface RunsOptions {
   };
   /** Largest plan JSON accepted over HTTP (PLAN_MAX_BYTES; default 100 MiB). */
   planMaxBytes?: number;
+  /** Statement and connect timeouts of the service's pool (default: the pool's). */
+  databaseTimeouts?: DatabaseTimeouts | undefined;
   migrateOnly?: boolean;
 }
 
@@ -123,6 +130,7 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     transport: options.transport,
     logger: options.logger,
     auth,
+    databaseTimeouts: options.databaseTimeouts,
     migrateOnly: options.migrateOnly,
     async onStart(service) {
       sweeper = new ObjectSweeper({ ...depsOf(service), logger: service.logger });

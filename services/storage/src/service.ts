@@ -1,7 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
 import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
-import { type RunningService, type ServiceDeps, startGrpcService } from '@policyhub/service-kit';
+import {
+  type DatabaseTimeouts,
+  type RunningService,
+  type ServiceDeps,
+  startGrpcService,
+} from '@policyhub/service-kit';
 import type { Logger } from '@policyhub/telemetry';
 import { AdminOrgsOrganizationStatus } from './clients/admin-orgs.js';
 import type { StorageSettings } from './config.js';
@@ -24,6 +29,8 @@ export interface StorageOptions {
   settings: StorageSettings;
   /** admin-orgs gRPC address: whether an upload's organization is enabled. */
   adminOrgsAddress: string;
+  /** Statement and connect timeouts of the service's pool (default: the pool's). */
+  databaseTimeouts?: DatabaseTimeouts | undefined;
   migrateOnly?: boolean;
 }
 
@@ -62,6 +69,7 @@ export async function startStorage(
     transport: options.transport,
     logger: options.logger,
     auth,
+    databaseTimeouts: options.databaseTimeouts,
     migrateOnly: options.migrateOnly,
     onStart: async (shared) => {
       sweeper = new UploadSweeper({ ...depsOf(shared), intervalMs: settings.sweepIntervalMs });
