@@ -119,5 +119,15 @@ export class Api {
   }
 }
 
-/** @param {number} ms */
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** @param {number} ms @param {AbortSignal} [signal] */
+export const sleep = (ms, signal) =>
+  new Promise((resolve) => {
+    // An abort ends the wait early; the caller checks the signal.
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve(undefined);
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });

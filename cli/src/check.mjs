@@ -13,19 +13,26 @@ import {
  * @typedef {import('./api.mjs').Api} Api
  * @typedef {{
  *   workspace: string, plan: string, message: string, planOnly: boolean, waitOverride: boolean,
- *   timeoutSeconds: number, json: boolean,
+ *   timeoutSeconds: number, json: boolean, keepRun: boolean,
  * }} CheckOptions
- * @typedef {{ progress(line: string): void, stdout(text: string): void, stdin: NodeJS.ReadableStream }} Io
+ * @typedef {{
+ *   progress(line: string): void, stdout(text: string): void, stdin: NodeJS.ReadableStream,
+ *   signal?: AbortSignal,
+ * }} Io
  */
 
 /** Poll with backoff: 0.5 s growing to 5 s. */
 const FIRST_POLL_MS = 500;
 const MAX_POLL_MS = 5_000;
 
+/** The exit status of an interrupted check (128 + SIGINT), as shells report it. */
+export const INTERRUPTED = 130;
+
 /**
  * `policyhub check`: resolve the workspace, create a run (plan-only unless told otherwise),
  * upload the plan JSON, wait for the verdict, print it, and return the exit code
- * (0 go on, 2 soft-failed, 1 stop).
+ * (0 go on, 2 soft-failed, 1 stop). Interrupted (`io.signal`) or out of time, it discards the run
+ * it created unless `keepRun`, so no run waits forever for a gate that left.
  *
  * @param {Api} api
  * @param {CheckOptions} options
@@ -53,7 +60,30 @@ export async function check(api, options, io) {
   if (!planId)
     throw new ApiError('the server did not return the run\u2019s plan; is it a PolicyHub server?', 0);
   io.progress(`run ${run.id} created${options.planOnly ? ' (plan-only)' : ''}: ${api.base}/runs/${run.id}`);
+  try {
+    return await planAndWait(api, options, io, deadline, planBody, run, planId);
+  } catch (err) {
+    if (!(err instanceof Interrupted)) throw err;
+    await leave(api, io, options, run.id, 'interrupted');
+    io.progress('interrupted; exit 130');
+    return INTERRUPTED;
+  }
+}
 
+/** Thrown by the waits once `io.signal` aborts. */
+class Interrupted extends Error {}
+
+/**
+ * @param {Api} api
+ * @param {CheckOptions} options
+ * @param {Io} io
+ * @param {number} deadline
+ * @param {any} planBody
+ * @param {any} run
+ * @param {string} planId
+ */
+async function planAndWait(api, options, io, deadline, planBody, run, planId) {
+  if (io.signal?.aborted) throw new Interrupted();
   const uploaded = await api.request('PUT', `/plans/${planId}/json-output`, {
     body: planBody,
     contentType: 'application/json',
@@ -64,7 +94,10 @@ export async function check(api, options, io) {
   );
 
   let settled = await waitForRun(api, run.id, deadline, (s) => SETTLED_RUN_STATUSES.has(s), io);
-  if (!settled) return finish(api, io, options, { run, plan: uploaded.body?.data, timedOut: true });
+  if (!settled) {
+    await leave(api, io, options, run.id, `no verdict within ${options.timeoutSeconds} s`);
+    return finish(api, io, options, { run, plan: uploaded.body?.data, timedOut: true });
+  }
 
   // A check's override may lead to the task stage's decision: wait as long as the run waits.
   while (AWAITING_OVERRIDE_STATUSES.has(settled.attributes.status) && options.waitOverride) {
@@ -81,10 +114,37 @@ export async function check(api, options, io) {
       (s) => s !== waiting && SETTLED_RUN_STATUSES.has(s),
       io,
     );
-    if (!after) return finish(api, io, options, { run: settled, plan: uploaded.body?.data, timedOut: true });
+    if (!after) {
+      await leave(api, io, options, run.id, `no override within ${options.timeoutSeconds} s`);
+      return finish(api, io, options, { run: settled, plan: uploaded.body?.data, timedOut: true });
+    }
     settled = after;
   }
   return finish(api, io, options, { run: settled, plan: uploaded.body?.data, timedOut: false });
+}
+
+/**
+ * The gate stops waiting: discard the run (unless --keep-run) so it does not wait forever. A run
+ * that moved on meanwhile (409), or a failure to reach the server, is reported, not fatal.
+ * @param {Api} api
+ * @param {Io} io
+ * @param {CheckOptions} options
+ * @param {string} runId
+ * @param {string} reason
+ */
+async function leave(api, io, options, runId, reason) {
+  if (options.keepRun) {
+    io.progress(`${reason}; run ${runId} is kept (--keep-run)`);
+    return;
+  }
+  try {
+    await api.request('POST', `/runs/${runId}/actions/discard`, {
+      json: { comment: `policyhub check: ${reason}` },
+    });
+    io.progress(`${reason}; run ${runId} discarded (--keep-run keeps it)`);
+  } catch (err) {
+    io.progress(`${reason}; run ${runId} could not be discarded: ${/** @type {Error} */ (err).message}`);
+  }
 }
 
 /**
@@ -168,6 +228,7 @@ async function waitForRun(api, runId, deadline, done, io) {
   let delay = FIRST_POLL_MS;
   let last = '';
   while (true) {
+    if (io.signal?.aborted) throw new Interrupted();
     const run = (await api.get(`/runs/${runId}`)).body.data;
     const status = run.attributes.status;
     if (status !== last) {
@@ -176,7 +237,7 @@ async function waitForRun(api, runId, deadline, done, io) {
     }
     if (done(status)) return run;
     if (Date.now() + delay > deadline) return undefined;
-    await sleep(delay);
+    await sleep(delay, io.signal);
     delay = Math.min(Math.round(delay * 1.5), MAX_POLL_MS);
   }
 }
@@ -332,6 +393,8 @@ function explain(verdict, run, options, timedOut) {
       return 'verdict: hard-failed; exit 1';
     case 'canceled':
       return 'verdict: the run was canceled; exit 1';
+    case 'discarded':
+      return 'verdict: the run was discarded; exit 1';
     default:
       return 'verdict: errored (see the check output or the set outcomes above); exit 1';
   }

@@ -20,6 +20,8 @@ Options:
   --no-plan-only       create a regular run: a soft failure waits for an override
   --wait-override      on a soft failure, wait for an override (implies --no-plan-only)
   --timeout SECONDS    give up waiting after this long (default 600)
+  --keep-run           on a timeout or an interruption, leave the run as it is
+                       (by default it is discarded, so no run waits forever)
   --json               print a machine-readable result on stdout (progress stays on stderr)
   --address URL        the server (else POLICYHUB_ADDRESS, TFE_ADDRESS)
   --token TOKEN        an API token (else POLICYHUB_TOKEN, TFE_TOKEN)
@@ -29,13 +31,17 @@ Options:
 Exit status:
   0  passed, overridden, or no policy set applies
   2  soft-failed (awaiting an override, or final on a plan-only run)
-  1  hard-failed, errored, canceled, timed out; usage or connection errors
+  1  hard-failed, errored, canceled or discarded, timed out; usage or connection errors
+  130  interrupted (SIGINT or SIGTERM)
 `;
 
 /**
  * @param {string[]} argv
  * @param {NodeJS.ProcessEnv} env
- * @param {{ stdout?: (text: string) => void, stderr?: (text: string) => void, stdin?: NodeJS.ReadableStream }} [streams]
+ * @param {{
+ *   stdout?: (text: string) => void, stderr?: (text: string) => void, stdin?: NodeJS.ReadableStream,
+ *   signal?: AbortSignal,
+ * }} [streams] `signal`: aborts the check (the command line's SIGINT and SIGTERM)
  * @returns {Promise<number>}
  */
 export async function main(argv, env, streams = {}) {
@@ -63,6 +69,7 @@ export async function main(argv, env, streams = {}) {
         'no-plan-only': { type: 'boolean' },
         'wait-override': { type: 'boolean' },
         timeout: { type: 'string' },
+        'keep-run': { type: 'boolean' },
         json: { type: 'boolean' },
         address: { type: 'string' },
         token: { type: 'string' },
@@ -115,11 +122,13 @@ export async function main(argv, env, streams = {}) {
         waitOverride: values['wait-override'] ?? false,
         timeoutSeconds,
         json: values.json ?? false,
+        keepRun: values['keep-run'] ?? false,
       },
       {
         progress: (line) => stderr(`policyhub: ${line}\n`),
         stdout,
         stdin: streams.stdin ?? process.stdin,
+        signal: streams.signal,
       },
     );
   } catch (err) {

@@ -6,7 +6,7 @@
 
 /**
  * @typedef {{ name: string, enforcementLevel: string, passed: boolean }} PolicyOutcome
- * @typedef {'passed' | 'overridden' | 'no-policies' | 'soft-failed' | 'hard-failed' | 'errored' | 'canceled'} Verdict
+ * @typedef {'passed' | 'overridden' | 'no-policies' | 'soft-failed' | 'hard-failed' | 'errored' | 'canceled' | 'discarded'} Verdict
  */
 
 const HEADING =
@@ -31,6 +31,7 @@ export const SETTLED_RUN_STATUSES = new Set([
   'canceled',
   'post_plan_completed',
   'post_plan_awaiting_decision',
+  'discarded',
 ]);
 
 /** Run statuses in which the run waits for someone allowed to override (`--wait-override`). */
@@ -57,6 +58,8 @@ export function verdictOf(runStatus, checkStatus, stage) {
       return 'soft-failed';
     case 'canceled':
       return 'canceled';
+    case 'discarded':
+      return 'discarded';
     default:
       return checkStatus === 'hard_failed' || stage?.status === 'failed' ? 'hard-failed' : 'errored';
   }

@@ -346,6 +346,59 @@ describe('policyhub check', () => {
     });
   });
 
+  it('discards the run it created when no verdict comes in time, unless --keep-run', {
+    timeout: 90_000,
+  }, async () => {
+    const { ref, workspace } = await guardrails();
+    const args = ['check', '--workspace', ref, '--plan', planFile(['aws_iam_user']), '--wait-override'];
+    const gone = await policyhub([...args, '--timeout', '3']);
+    expect(gone.code, gone.stderr).toBe(1);
+    expect(gone.stderr).toMatch(/no override within 3 s; run run-\S+ discarded \(--keep-run keeps it\)/);
+    const kept = await policyhub([...args, '--timeout', '3', '--keep-run']);
+    expect(kept.code, kept.stderr).toBe(1);
+    expect(kept.stderr).toMatch(/run run-\S+ is kept \(--keep-run\)/);
+    const runs = (await org.owner.api.get(`/workspaces/${workspace.id}/runs`)).body.data;
+    // Newest first: the kept run still waits for an override, the other was discarded.
+    expect(runs.map((r: { attributes: { status: string } }) => r.attributes.status)).toEqual([
+      'policy_override',
+      'discarded',
+    ]);
+    const events = (await org.owner.api.get(`/runs/${runs[1].id}/run-events`)).body.data;
+    expect(events.at(-1).attributes).toMatchObject({
+      action: 'discarded',
+      description: 'policyhub check: no override within 3 s',
+    });
+  });
+
+  it('interrupted (SIGINT, SIGTERM) while waiting, discards its run and exits 130', {
+    timeout: 90_000,
+  }, async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const { ref, workspace } = await guardrails();
+      const cli = start([
+        'check',
+        '--workspace',
+        ref,
+        '--plan',
+        planFile(['aws_iam_user']),
+        '--wait-override',
+      ]);
+      const run = await waitFor(
+        async () => {
+          const [newest] = (await org.owner.api.get(`/workspaces/${workspace.id}/runs`)).body.data;
+          return newest?.attributes.status === 'policy_override' && newest;
+        },
+        45_000,
+        100,
+      );
+      cli.child.kill(signal);
+      const res = await cli.done;
+      expect(res.code, res.stderr).toBe(130);
+      expect(res.stderr).toContain(`interrupted; run ${run.id} discarded`);
+      expect((await org.owner.api.get(`/runs/${run.id}`)).body.data.attributes.status).toBe('discarded');
+    }
+  });
+
   it('exits 0 when no policy set applies, and accepts a workspace id and TFE_* variables', {
     timeout: 60_000,
   }, async () => {

@@ -143,8 +143,17 @@ describe('runs: errors and authorization', () => {
     const read = (await reader.api.get(`/runs/${created.body.data.id}`)).body.data;
     expect(read.relationships).toEqual(created.body.data.relationships);
     // Permissions are the caller's own: the creator may not comment, the reader may.
-    expect(created.body.data.attributes.permissions).toEqual({ 'can-comment': false });
-    expect(read.attributes.permissions).toEqual({ 'can-comment': true });
+    const none = {
+      'can-apply': false,
+      'can-cancel': false,
+      'can-comment': false,
+      'can-discard': false,
+      'can-force-cancel': false,
+      'can-force-execute': false,
+    };
+    const control = { 'can-cancel': true, 'can-discard': true, 'can-force-cancel': true };
+    expect(created.body.data.attributes.permissions).toEqual({ ...none, ...control });
+    expect(read.attributes.permissions).toEqual({ ...none, 'can-comment': true });
     expect((await reader.api.get(`/workspaces/${ws.id}/runs`)).body.data).toHaveLength(1);
   });
 });

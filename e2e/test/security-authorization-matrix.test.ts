@@ -63,15 +63,16 @@ describe('the route catalog', () => {
   });
 });
 
-/** Query keys and values named after `Object.prototype` properties; endpoints ignore them. */
+/**
+ * Query keys and values named after `Object.prototype` properties; endpoints ignore them. (A
+ * `filter[__proto__]` is an unsupported filter, refused with a 400: run-lists.test.ts.)
+ */
 const PROTOTYPE_QUERY = [
   '__proto__%5Bx%5D=1',
   '__proto__=1',
   'constructor%5Bprototype%5D%5Bpolluted%5D=1',
   'toString=1',
   'hasOwnProperty=1',
-  'filter%5B__proto__%5D=true',
-  'filter%5Bconstructor%5D=true',
 ].join('&');
 
 const ownKey = (target: Record<string, unknown>, key: string, value: unknown) =>

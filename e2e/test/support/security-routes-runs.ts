@@ -101,6 +101,37 @@ export const RUN_ENDPOINTS: Endpoint[] = [
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedCheck()).checkId } }),
   },
   {
+    method: 'GET',
+    path: `${API}/organizations/:org/runs`,
+    access: org('read-runs'),
+    success: 200,
+    body: NO_BODY,
+    query: { paginated: true, include: true },
+    prepare: async (_w, o) => ({ params: { org: o.name } }),
+  },
+  ...(['cancel', 'discard'] as const).map(
+    (action): Endpoint => ({
+      method: 'POST',
+      path: `${API}/runs/:id/actions/${action}`,
+      access: org('manage-workspaces'),
+      success: 202,
+      body: { shape: 'optional-object', attributes: { comment: 'string' } },
+      prepare: async (_w, o) => ({
+        params: { id: (await o.fixtures.freshRun()).id },
+        body: { comment: `${action} from the matrix` },
+      }),
+    }),
+  ),
+  {
+    // Never applicable (a cancel ends a run at once): the permitted caller gets upstream's 409.
+    method: 'POST',
+    path: `${API}/runs/:id/actions/force-cancel`,
+    access: org('manage-workspaces'),
+    success: 409,
+    body: { shape: 'optional-object', attributes: { comment: 'string' } },
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedRun()).id } }),
+  },
+  {
     method: 'POST',
     path: `${API}/policy-checks/:id/actions/override`,
     access: org('manage-policy-overrides'),

@@ -5,6 +5,7 @@ import { type PrincipalCache, MemoryPrincipalCache } from './auth/principal-cach
 import type { Clients } from './clients/index.js';
 import { registerAuthentication } from './plugins/authenticate.js';
 import { type BodyLimitOptions, DEFAULT_BODY_LIMITS, registerBodyLimits } from './plugins/body-limits.js';
+import { refuseUnsupportedListParameters } from './plugins/list-parameters.js';
 import { registerBodyParsing } from './plugins/body-parsing.js';
 import { registerErrorHandling } from './plugins/error-handling.js';
 import { handleClientError, sendFrameworkError } from './plugins/framework-errors.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const failures = deps.rateLimits ? await registerRateLimiting(app, deps.rateLimits) : undefined;
   registerAuthentication(app, deps.clients, deps.principalCache ?? new MemoryPrincipalCache(), failures);
   rejectNulCharacters(app);
+  refuseUnsupportedListParameters(app);
   registerVocabulary(app, deps.vocabulary ?? 'spec', RESOURCE_DEFINITIONS);
   if (deps.validateResponses) registerResponseValidation(app, resources, deps.logger);
 

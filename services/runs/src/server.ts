@@ -19,6 +19,7 @@ import { PlanUseCases } from './use-cases/plans.js';
 import { PolicyCheckUseCases } from './use-cases/policy-checks.js';
 import { RunUseCases } from './use-cases/runs.js';
 import { TaskStageUseCases } from './use-cases/task-stages.js';
+import { RunControlUseCases } from './use-cases/run-control.js';
 
 /** Adds every runs gRPC service to an unbound server (tests bind it on port 0). */
 export function registerRuns(server: grpc.Server, service: ServiceDeps, deps: Deps): void {
@@ -27,7 +28,10 @@ export function registerRuns(server: grpc.Server, service: ServiceDeps, deps: De
   // Evaluators and executors hold their own tokens, good for their API only (ADR 0009).
   const evaluatorOpts = { ...opts, allow: ['evaluator'] as const };
   const executorOpts = { ...opts, allow: ['executor'] as const };
-  server.addService(v1.Runs.service, implement(runHandlers(new RunUseCases(deps)), opts));
+  server.addService(
+    v1.Runs.service,
+    implement(runHandlers(new RunUseCases(deps), new RunControlUseCases(deps)), opts),
+  );
   server.addService(v1.Comments.service, implement(commentHandlers(new CommentUseCases(deps)), opts));
   server.addService(
     v1.PolicyChecks.service,

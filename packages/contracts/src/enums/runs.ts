@@ -15,6 +15,7 @@ export const runStatus = enumMapping('RunStatus', {
   RUN_STATUS_POST_PLAN_RUNNING: 'post_plan_running',
   RUN_STATUS_POST_PLAN_AWAITING_DECISION: 'post_plan_awaiting_decision',
   RUN_STATUS_POST_PLAN_COMPLETED: 'post_plan_completed',
+  RUN_STATUS_DISCARDED: 'discarded',
 } as const satisfies EnumWords<runsV1.RunStatus__Output>);
 
 export const runEventAction = enumMapping('RunEventAction', {
@@ -23,6 +24,7 @@ export const runEventAction = enumMapping('RunEventAction', {
   RUN_EVENT_ACTION_POLICY_OVERRIDDEN: 'policy-overridden',
   RUN_EVENT_ACTION_CANCELED: 'canceled',
   RUN_EVENT_ACTION_ERRORED: 'errored',
+  RUN_EVENT_ACTION_DISCARDED: 'discarded',
 } as const satisfies EnumWords<runsV1.RunEventAction__Output>);
 
 export const planStatus = enumMapping('PlanStatus', {

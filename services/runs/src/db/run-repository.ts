@@ -1,4 +1,5 @@
 import type { Queryable } from '@policyhub/db';
+import type { RunListFilter } from '../domain/run-filter.js';
 import { IN_ORGANIZATION, type OrganizationRef } from './organization-scope.js';
 import { pageWithTotal } from './paging.js';
 
@@ -39,6 +40,8 @@ const VIEW = `
     COALESCE((SELECT array_agg(s.id ORDER BY s.created_at, s.id) FROM task_stages s WHERE s.run_id = r.id), '{}') AS task_stage_ids
   FROM runs r`;
 const VIEW_WITH_TOTAL = VIEW.replace('SELECT r.*,', 'SELECT r.*, count(*) OVER () AS total,');
+
+const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export class RunRepository {
   constructor(private readonly db: Queryable) {}
@@ -109,18 +112,64 @@ export class RunRepository {
     return rows;
   }
 
-  /** Newest first. */
+  /** Newest first (runs_workspace index). */
   listByWorkspace(
     workspaceId: string,
+    filter: RunListFilter,
     limit: number,
     offset: number,
   ): Promise<{ rows: RunView[]; total: number }> {
+    return this.listWhere('r.workspace_id = $1', [workspaceId], filter, limit, offset);
+  }
+
+  /**
+   * Newest first (runs_organization_created index): the runs recorded in the organization with
+   * this id, and those from before ids existed under its name.
+   */
+  listByOrganization(
+    organization: { name: string; id: string | null },
+    filter: RunListFilter,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: RunView[]; total: number }> {
+    // Without an id (a site admin outside the organization) the name decides.
+    return organization.id === null
+      ? this.listWhere('r.organization = $1', [organization.name], filter, limit, offset)
+      : this.listWhere(
+          'r.organization = $1 AND (r.organization_id = $2 OR r.organization_id IS NULL)',
+          [organization.name, organization.id],
+          filter,
+          limit,
+          offset,
+        );
+  }
+
+  private listWhere(
+    scope: string,
+    scopeParams: unknown[],
+    filter: RunListFilter,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: RunView[]; total: number }> {
+    const params = [...scopeParams];
+    const where = [scope];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    if (filter.matchesNothing) where.push('false');
+    if (filter.statuses) where.push(`r.status = ANY(${param(filter.statuses)}::text[])`);
+    if (filter.planOnly) where.push(`r.plan_only = ANY(${param(filter.planOnly)}::boolean[])`);
+    if (filter.basic) {
+      const pattern = param(`%${escapeLike(filter.basic)}%`);
+      where.push(`(r.id ILIKE ${pattern} OR r.message ILIKE ${pattern})`);
+    }
+    const condition = where.join(' AND ');
+    const countParams = [...params];
+    const page = `LIMIT ${param(limit)} OFFSET ${param(offset)}`;
     return pageWithTotal<RunView>(
       this.db,
-      `${VIEW_WITH_TOTAL} WHERE r.workspace_id = $1 ORDER BY r.created_at DESC, r.id DESC LIMIT $2 OFFSET $3`,
-      [workspaceId, limit, offset],
-      'SELECT count(*)::int AS n FROM runs WHERE workspace_id = $1',
-      [workspaceId],
+      `${VIEW_WITH_TOTAL} WHERE ${condition} ORDER BY r.created_at DESC, r.id DESC ${page}`,
+      params,
+      `SELECT count(*)::int AS n FROM runs r WHERE ${condition}`,
+      countParams,
     );
   }
 

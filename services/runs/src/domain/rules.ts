@@ -72,3 +72,16 @@ export function validateOverrideComment(comment: string): string {
   }
   return comment;
 }
+
+export const RUN_ACTION_COMMENT_MAX = 10_000;
+
+export function validateRunActionComment(comment: string): string {
+  if (comment.length > RUN_ACTION_COMMENT_MAX) {
+    throw invalidAttribute(
+      'RUNS_RUN_ACTION_COMMENT_TOO_LONG',
+      '/comment',
+      `Comment is too long (maximum is ${RUN_ACTION_COMMENT_MAX} characters)`,
+    );
+  }
+  return comment;
+}

@@ -16,6 +16,7 @@ export const RUN_STATUS = {
   postPlanRunning: 'post_plan_running',
   postPlanAwaitingDecision: 'post_plan_awaiting_decision',
   postPlanCompleted: 'post_plan_completed',
+  discarded: 'discarded',
 } as const;
 export type RunStatus = (typeof RUN_STATUS)[keyof typeof RUN_STATUS];
 
@@ -23,10 +24,55 @@ export type RunStatus = (typeof RUN_STATUS)[keyof typeof RUN_STATUS];
 const FINAL_RUN_STATUSES: ReadonlySet<string> = new Set([
   RUN_STATUS.errored,
   RUN_STATUS.canceled,
+  RUN_STATUS.discarded,
   RUN_STATUS.policySoftFailed,
 ]);
 
 export const isFinalRunStatus = (status: string): boolean => FINAL_RUN_STATUSES.has(status);
+
+/**
+ * A run in progress (waiting for its plan, its policy check or its task stage): a user may
+ * cancel it.
+ */
+export const isCancelable = (status: string): boolean =>
+  status === RUN_STATUS.pending ||
+  status === RUN_STATUS.policyChecking ||
+  status === RUN_STATUS.postPlanRunning;
+
+/**
+ * A run that waits (for its plan, for a confirmation that never comes here, for a policy
+ * decision): a user may discard it.
+ */
+export const isDiscardable = (status: string): boolean =>
+  status === RUN_STATUS.pending ||
+  status === RUN_STATUS.planned ||
+  status === RUN_STATUS.policyChecked ||
+  status === RUN_STATUS.policyOverride ||
+  status === RUN_STATUS.postPlanAwaitingDecision ||
+  status === RUN_STATUS.postPlanCompleted;
+
+/**
+ * Upstream statuses this system never enters: a filter naming them is valid and matches nothing.
+ * Any other word is not a run status (400).
+ */
+export const UPSTREAM_ONLY_RUN_STATUSES: ReadonlySet<string> = new Set([
+  'fetching',
+  'fetching_completed',
+  'pre_plan_running',
+  'pre_plan_completed',
+  'queuing',
+  'plan_queued',
+  'planning',
+  'cost_estimating',
+  'cost_estimated',
+  'confirmed',
+  'planned_and_finished',
+  'planned_and_saved',
+  'apply_queued',
+  'applying',
+  'applied',
+  'force_canceled',
+]);
 
 /** The executor may report a finished plan only while the run is waiting for it. */
 export const canFinishPlan = (status: string): boolean => status === RUN_STATUS.pending;

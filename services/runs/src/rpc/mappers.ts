@@ -22,8 +22,8 @@ import type {
 } from '../use-cases/records.js';
 import { CV_STATUS, isCvUploadUsable } from '../domain/configuration-versions.js';
 import { isOverridable } from '../domain/policy-check-status.js';
-import { OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';
-import { isFinalRunStatus } from '../domain/run-status.js';
+import { CREATE_RUNS, OVERRIDE_POLICY_CHECKS, READ_RUNS } from '../domain/rules.js';
+import { isCancelable, isDiscardable } from '../domain/run-status.js';
 import { isPolicyEvaluationId } from '../use-cases/policy-evaluations.js';
 
 /**
@@ -54,8 +54,10 @@ export const toRun = (r: RunView, principal: Principal | undefined): runsV1.Run 
   commentIds: r.comment_ids,
   runEventIds: r.run_event_ids,
   hasPlan: r.plan_object_key !== null,
-  isCancelable: !isFinalRunStatus(r.status),
+  isCancelable: isCancelable(r.status),
+  isDiscardable: isDiscardable(r.status),
   canComment: hasPermission(principal, r.organization, READ_RUNS, r.organization_id),
+  canControl: hasPermission(principal, r.organization, CREATE_RUNS, r.organization_id),
   planId: r.plan_id,
   configurationVersionId: r.configuration_version_id ?? undefined,
   taskStageIds: r.task_stage_ids,

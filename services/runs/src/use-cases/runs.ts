@@ -15,6 +15,9 @@ import { CV_STATUS, INVALID_RUN_PARAMETERS } from '../domain/configuration-versi
 import { permittedWorkspace, readableRun } from './access.js';
 import type { Deps } from '../deps.js';
 import { insertRun } from './run-creation.js';
+import { type RunListRequest, runListFilter } from '../domain/run-filter.js';
+
+type RunFilter = RunListRequest | null | undefined;
 
 type Page = { number?: number; size?: number } | null | undefined;
 
@@ -75,10 +78,36 @@ export class RunUseCases {
     return run;
   }
 
-  async listByWorkspace(principal: Principal | undefined, workspaceId: string, page: Page) {
+  async listByWorkspace(
+    principal: Principal | undefined,
+    workspaceId: string,
+    filter: RunFilter,
+    page: Page,
+  ) {
     await permittedWorkspace(this.deps, requirePrincipal(principal), workspaceId, READ_RUNS);
+    const where = runListFilter(filter);
     const w = pageWindow(page);
-    const { rows, total } = await this.runs.listByWorkspace(workspaceId, w.size, w.offset);
+    const { rows, total } = await this.runs.listByWorkspace(workspaceId, where, w.size, w.offset);
+    return { runs: rows, page: pageInfo(w, total) };
+  }
+
+  /** Every run of the organization's workspaces (`read-runs` is organization-wide). */
+  async listByOrganization(
+    principal: Principal | undefined,
+    organization: string,
+    filter: RunFilter,
+    page: Page,
+  ) {
+    const caller = requirePrincipal(principal);
+    requirePermission(caller, organization, READ_RUNS);
+    const where = runListFilter(filter);
+    const w = pageWindow(page);
+    const { rows, total } = await this.runs.listByOrganization(
+      { name: organization, id: caller.organizationIds?.get(organization) ?? null },
+      where,
+      w.size,
+      w.offset,
+    );
     return { runs: rows, page: pageInfo(w, total) };
   }
 

@@ -59,7 +59,9 @@ export function registerPolicySetOutcomeRoutes(app: Api, ctx: RouteContext): voi
           'filter[n][status]':
             'Only sets with a policy of this status (passed, failed, errored); n = 0, 1, …',
           'filter[n][enforcement_level]':
-            'Only sets with a policy of this level (advisory, mandatory); also `enforcementLevel`. Filters with the same n must all match; different n are OR-ed.',
+            'Only sets with a policy of this level (advisory, mandatory). Filters with the same n must all match; different n are OR-ed.',
+          'filter[n][enforcementLevel]': "Same as filter[n][enforcement_level] (go-tfe's spelling).",
+          'filter[n][enforcement-level]': 'Same as filter[n][enforcement_level].',
         }),
         response: { 200: listDocument(POLICY_SET_OUTCOME) },
       }),

@@ -9,6 +9,7 @@ import {
   as,
   paramsOf,
   queryOf,
+  readAfterVisibilityCheck,
   sendDocument,
   pageDocument,
 } from '../../route-context.js';
@@ -18,12 +19,83 @@ import { serializeTaskStage } from '../task-stages/serializer.js';
 import { WORKSPACE } from '../workspaces/schema.js';
 import { RUN } from './schema.js';
 import { serializeRun } from './serializer.js';
-import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
+import {
+  IdParams,
+  NoContent,
+  OrgParams,
+  listDocument,
+  listQuery,
+  query,
+  resourceDocument,
+  schema,
+} from '../../schemas/common.js';
+import { describedAttribute } from '../../schemas/jsonapi.js';
+import { readOverrideComment } from '../policy-checks/override-body.js';
 import { validBody } from '../../schemas/validation.js';
 
 const RUN_INCLUDES = ['workspace'] as const;
 /** Showing one run can also include its task stages (the Terraform CLI asks for them). */
 const RUN_SHOW_INCLUDES = ['workspace', 'task_stages'] as const;
+
+/** Upstream's run list parameters, honoured on both lists (a comma list is any of its words). */
+const RUN_FILTERS = {
+  'filter[status]': 'Comma-separated run statuses: runs in any of them.',
+  'filter[operation]': 'Comma-separated operations (plan_only, plan_and_apply, …): runs of any of them.',
+  'filter[source]': 'Comma-separated sources; every run here is tfe-api.',
+  'search[user]': 'The VCS user of the run; runs here carry none, so any value matches nothing.',
+  'search[commit]': 'The VCS commit of the run; runs here carry none, so any value matches nothing.',
+  'search[basic]': 'Runs whose id or message contains this text (case-insensitive).',
+};
+
+const commaList = (raw: string | undefined): string[] =>
+  (raw ?? '')
+    .split(',')
+    .map((word) => word.trim())
+    .filter(Boolean);
+
+const runFilter = (query: Record<string, string | undefined>) => ({
+  statuses: commaList(query['filter[status]']),
+  operations: commaList(query['filter[operation]']),
+  sources: commaList(query['filter[source]']),
+  user: query['search[user]'] || undefined,
+  commit: query['search[commit]'] || undefined,
+  basic: query['search[basic]'] || undefined,
+});
+
+/**
+ * The optional comment of a run action: no body, `{"comment": "…"}` or `{"data": {"attributes":
+ * {"comment": "…"}}}`, read by the same rules as an override's justification.
+ */
+const ACTION_BODY = describedAttribute('An optional comment, recorded with the run event.', {
+  type: ['object', 'null'],
+  properties: {
+    comment: { type: ['string', 'null'] },
+    data: {
+      type: ['object', 'null'],
+      properties: {
+        attributes: { type: ['object', 'null'], properties: { comment: { type: ['string', 'null'] } } },
+      },
+    },
+  },
+});
+
+const ACTIONS = {
+  cancel: {
+    summary: 'Cancel a run in progress (pending, policy_checking or post_plan_running)',
+    call: 'CancelRun',
+  },
+  discard: {
+    summary:
+      'Discard a waiting run (pending, planned, policy_checked, policy_override, post_plan_awaiting_decision or post_plan_completed)',
+    call: 'DiscardRun',
+  },
+  'force-cancel': {
+    summary: 'Force-cancel a run (never applicable here: a cancel ends the run at once; 409)',
+    call: 'ForceCancelRun',
+  },
+} as const;
+
+/** Runs (supporting endpoints, api-behaviour §9): create, show, list a workspace's runs. */
 
 /** Runs (supporting endpoints, ADR 0016): create, show, list a workspace's runs. */
 export function registerRunRoutes(app: Api, ctx: RouteContext): void {
@@ -93,7 +165,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('runs', {
         summary: "List a workspace's runs",
         params: IdParams,
-        querystring: listQuery(RUN_INCLUDES),
+        querystring: listQuery(RUN_INCLUDES, RUN_FILTERS),
         response: { 200: listDocument(RUN, { included: [WORKSPACE] }) },
       }),
     },
@@ -102,7 +174,10 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
       const include = parseInclude(query.include, RUN_INCLUDES);
       const page = parsePage(query);
       const { id } = paramsOf<'id'>(request);
-      const res = await clients.runs.ListWorkspaceRuns({ workspaceId: id, page }, as(request));
+      const res = await clients.runs.ListWorkspaceRuns(
+        { workspaceId: id, page, filter: runFilter(query) },
+        as(request),
+      );
       const included = include.size > 0 ? new Included() : undefined;
       if (included) await includeRunWorkspaces(ctx, request, res.runs, included);
       return sendDocument(reply, 200, {
@@ -112,4 +187,60 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
       });
     },
   );
+
+  app.get(
+    '/organizations/:org/runs',
+    {
+      schema: schema('runs', {
+        summary: "List the runs of an organization's workspaces",
+        params: OrgParams,
+        querystring: listQuery(RUN_INCLUDES, RUN_FILTERS),
+        response: { 200: listDocument(RUN, { included: [WORKSPACE] }) },
+      }),
+    },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const include = parseInclude(query.include, RUN_INCLUDES);
+      const page = parsePage(query);
+      const { org } = paramsOf<'org'>(request);
+      // An organization the caller cannot see is a 404, also for site admins when it does not exist.
+      await clients.organizations.GetOrganization({ name: org }, as(request));
+      const res = await clients.runs.ListOrganizationRuns(
+        { organization: org, page, filter: runFilter(query) },
+        as(request),
+      );
+      const included = include.size > 0 ? new Included() : undefined;
+      if (included) await includeRunWorkspaces(ctx, request, res.runs, included);
+      return sendDocument(reply, 200, {
+        data: res.runs.map(serializeRun),
+        ...(included ? { included: included.toArray() } : {}),
+        ...pageDocument(ctx, request, res.page!),
+      });
+    },
+  );
+
+  for (const [action, { summary, call }] of Object.entries(ACTIONS)) {
+    app.post(
+      `/runs/:id/actions/${action}`,
+      {
+        schema: schema('runs', {
+          summary,
+          params: IdParams,
+          body: ACTION_BODY,
+          response: { 202: NoContent },
+        }),
+        attachValidation: true,
+      },
+      async (request, reply) => {
+        const { id } = paramsOf<'id'>(request);
+        // A run the caller cannot see is a 404 even with a bad body; a bad body changes nothing.
+        const comment = await readAfterVisibilityCheck(
+          () => readOverrideComment(validBody(request)),
+          () => clients.runs.GetRun({ id }, as(request)),
+        );
+        await clients.runs[call]({ runId: id, comment }, as(request));
+        return reply.status(202).send();
+      },
+    );
+  }
 }

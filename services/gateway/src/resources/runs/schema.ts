@@ -30,10 +30,19 @@ export const RUN = defineResource({
     actions: closed({
       'is-cancelable': Type.Boolean(),
       'is-confirmable': Type.Literal(false),
-      'is-discardable': Type.Literal(false),
+      'is-discardable': Type.Boolean(),
+      // A cancel ends a run at once here: no run waits to be force-canceled.
       'is-force-cancelable': Type.Literal(false),
     }),
-    permissions: closed({ 'can-comment': Type.Boolean() }),
+    // Upstream's set; runs are never applied here.
+    permissions: closed({
+      'can-apply': Type.Literal(false),
+      'can-cancel': Type.Boolean(),
+      'can-comment': Type.Boolean(),
+      'can-discard': Type.Boolean(),
+      'can-force-cancel': Type.Boolean(),
+      'can-force-execute': Type.Literal(false),
+    }),
   },
   relationships: {
     workspace: hasOne('workspaces', { writable: true }),

@@ -26,10 +26,17 @@ export function serializeRun(r: runsV1.Run__Output): RunObject {
       actions: {
         'is-cancelable': r.isCancelable,
         'is-confirmable': false,
-        'is-discardable': false,
+        'is-discardable': r.isDiscardable,
         'is-force-cancelable': false,
       },
-      permissions: { 'can-comment': r.canComment },
+      permissions: {
+        'can-apply': false,
+        'can-cancel': r.canControl,
+        'can-comment': r.canComment,
+        'can-discard': r.canControl,
+        'can-force-cancel': r.canControl,
+        'can-force-execute': false,
+      },
     },
     relationships: {
       workspace: toOne('workspaces', r.workspaceId),
