@@ -189,6 +189,33 @@ describe('audit trail', () => {
     expect(acts((await trail(other.owner.api, other.name)).data)).toEqual(['organization.create']);
   });
 
+  it("lets the organization's token read its trail without naming it, and no team token", async () => {
+    const created = await org.owner.api.post(`/organizations/${org.name}/authentication-token`);
+    expect(created.status, created.text).toBe(201);
+    const orgToken = t.client(created.body.data.attributes.token);
+    const own = await orgToken.get('/organization/audit-trail');
+    expect(own.status, own.text).toBe(200);
+    expect(own.body.data.map((e: AuditEvent) => e.auth.organization_id)).toEqual(
+      own.body.data.map(() => orgId),
+    );
+    expect(own.body.data.find((e: AuditEvent) => e.resource.type === 'organization_token')).toMatchObject({
+      auth: { accessor_id: org.owner.id },
+      resource: { id: created.body.data.id, action: 'create' },
+    });
+    expect(own.text).not.toContain(created.body.data.attributes.token);
+    const other = await createOrganization(t, 'audit-tok');
+    expect((await orgToken.get(trailPath(other.name))).status).toBe(404);
+    const teams = await org.owner.api.get(`/organizations/${org.name}/teams`);
+    const owners = (teams.body.data as Array<{ id: string; attributes: { name: string } }>).find(
+      (team) => team.attributes.name === 'owners',
+    )!;
+    const teamToken = await org.owner.api.post(`/teams/${owners.id}/authentication-token`);
+    expect(teamToken.status, teamToken.text).toBe(201);
+    const asTeam = t.client(teamToken.body.data.attributes.token);
+    expect((await asTeam.get(trailPath(org.name))).status).toBe(404);
+    expect((await asTeam.get('/organization/audit-trail')).status).toBe(404);
+  });
+
   it('gives site admins every record, also acts outside any organization, and nobody else', async () => {
     const res = await t.admin.get(
       `/admin/audit-trail?since=${encodeURIComponent(new Date(0).toISOString())}`,

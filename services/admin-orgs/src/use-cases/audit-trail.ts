@@ -1,7 +1,7 @@
 import type { Queryable } from '@policyhub/db';
 import { type AuditAct, auditFields, newAuditId } from '@policyhub/events';
 
-import { AppError } from '@policyhub/errors';
+import { AppError, notFound } from '@policyhub/errors';
 import type { Principal } from '@policyhub/permissions';
 import { AuditRepository, type AuditRow, type NewAuditRow } from '../db/audit-repository.js';
 import { type OrganizationRow, TenancyRepository } from '../db/tenancy-repository.js';
@@ -69,13 +69,23 @@ export class AuditTrailUseCases {
     this.tenancy = new TenancyRepository(deps.db);
   }
 
-  /** An organization's records (`organization` names it until organization tokens carry it). */
+  /**
+   * An organization's records. An organization token reads its own organization's (as upstream,
+   * where this is the only way in), and names it by itself; a user names it with
+   * `filter[organization][name]` and must be one of its owners (or a site admin). Team tokens,
+   * owners team's included, are refused as upstream refuses them: NOT_FOUND.
+   */
   async listForOrganization(
     principal: Principal | undefined,
-    organization: string | undefined,
+    requested: string | undefined,
     since: string | undefined,
     page: Partial<AuditPageRequest> | undefined,
   ) {
+    const kind = principal?.kind ?? 'user';
+    const own = kind === 'organization' ? [...(principal?.memberships.keys() ?? [])][0] : undefined;
+    // Team tokens never read it; an organization token of a disabled organization has no membership.
+    if (kind === 'team' || (kind === 'organization' && !own)) throw notFound();
+    const organization = requested || own;
     if (!organization) {
       throw new AppError('invalid', 'ADMIN_ORGS_AUDIT_ORGANIZATION_REQUIRED', [
         {
@@ -85,8 +95,9 @@ export class AuditTrailUseCases {
         },
       ]);
     }
+    if (kind === 'organization' && organization !== own) throw notFound();
     const org = await visibleOrganization(this.tenancy, principal, organization);
-    requireOwner(principal, organization);
+    if (kind === 'user') requireOwner(principal, organization);
     return this.page({ organizationId: org.external_id, since }, page);
   }
 

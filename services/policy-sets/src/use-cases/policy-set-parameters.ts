@@ -1,5 +1,6 @@
 import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { AppError, invalidAttribute, newId, notFound } from '@policyhub/errors';
+import { auditActorOf } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
 import type { ParameterSealer } from '../crypto/parameter-keys.js';
 import {
@@ -8,7 +9,9 @@ import {
   type StoredParameter,
 } from '../db/policy-set-parameter-repository.js';
 import { PolicySetRepository } from '../db/policy-set-repository.js';
+import { organizationOfRow } from '../db/organization-scope.js';
 import type { Deps } from '../deps.js';
+import { recordAudit } from '../events/audit.js';
 import {
   type ParameterFields,
   type ParameterInput,
@@ -56,7 +59,16 @@ export class PolicySetParameterUseCases {
     const fields = resolveNewParameter(input);
     const id = newId('var');
     try {
-      await this.parameters.insert(id, set.id, this.stored(id, fields));
+      await this.deps.db.transaction(async (tx) => {
+        await new PolicySetParameterRepository(tx).insert(id, set.id, this.stored(id, fields));
+        // The key and whether it is sensitive; never the value.
+        await recordAudit(tx, {
+          organization: organizationOfRow(set),
+          actor: auditActorOf(principal),
+          resource: { type: 'var', id, action: 'create' },
+          meta: { policy_set_id: set.id, key: fields.key, sensitive: fields.sensitive },
+        });
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw keyTaken();
       throw err;
@@ -65,7 +77,9 @@ export class PolicySetParameterUseCases {
   }
 
   async update(principal: Principal | undefined, policySetId: string, id: string, input: ParameterInput) {
-    const current = await this.get(principal, policySetId, id);
+    const set = await visiblePolicySet(this.sets, principal, policySetId);
+    const current = await this.parameters.get(set.id, id);
+    if (!current) throw notFound();
     const currentFields: ParameterFields = {
       key: current.key,
       // A sensitive value is opened only when it is kept (it becomes sensitive-and-kept again).
@@ -74,7 +88,15 @@ export class PolicySetParameterUseCases {
     };
     const fields = resolveParameterUpdate(currentFields, input);
     try {
-      await this.parameters.update(current.id, this.stored(current.id, fields));
+      await this.deps.db.transaction(async (tx) => {
+        await new PolicySetParameterRepository(tx).update(current.id, this.stored(current.id, fields));
+        await recordAudit(tx, {
+          organization: organizationOfRow(set),
+          actor: auditActorOf(principal),
+          resource: { type: 'var', id: current.id, action: 'update' },
+          meta: { policy_set_id: current.policy_set_id, key: fields.key, sensitive: fields.sensitive },
+        });
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw keyTaken();
       throw err;
@@ -84,7 +106,15 @@ export class PolicySetParameterUseCases {
 
   async delete(principal: Principal | undefined, policySetId: string, id: string): Promise<void> {
     const set = await visiblePolicySet(this.sets, principal, policySetId);
-    if (!(await this.parameters.delete(set.id, id))) throw notFound();
+    await this.deps.db.transaction(async (tx) => {
+      if (!(await new PolicySetParameterRepository(tx).delete(set.id, id))) throw notFound();
+      await recordAudit(tx, {
+        organization: organizationOfRow(set),
+        actor: auditActorOf(principal),
+        resource: { type: 'var', id, action: 'destroy' },
+        meta: { policy_set_id: set.id },
+      });
+    });
   }
 
   /**
