@@ -7,6 +7,8 @@ const SERVICE_SCHEMAS = ['admin_orgs', 'policy_sets', 'runs', 'storage'];
 const IGNORED_TABLES = new Set(['runs.object_deletions']);
 /** Bookkeeping columns written by reads (authentication notes a token's use once a minute). */
 const IGNORED_COLUMNS = new Map([['admin_orgs.authentication_tokens', ['last_used_at']]]);
+/** Rows written by authentication itself: a token's first use is a sign-in in the audit trail. */
+const IGNORED_ROWS = new Map([['admin_orgs.audit_trail', `action = 'sign_in'`]]);
 /** Rows there change when the relay marks them sent; only a new row means a new event. */
 const COUNTED_TABLES = new Set(SERVICE_SCHEMAS.map((s) => `${s}.outbox`));
 
@@ -40,8 +42,9 @@ export class DatabaseProbe {
           return `SELECT '${name}' AS name, count(*)::text AS fingerprint FROM ${name}`;
         const ignored = IGNORED_COLUMNS.get(name) ?? [];
         const row = ignored.reduce((expr, column) => `(${expr} - '${column}')`, 'to_jsonb(x)');
+        const skipped = IGNORED_ROWS.get(name);
         return `SELECT '${name}' AS name, count(*) || ':' || md5(coalesce(string_agg(${row}::text, '|' ORDER BY ${row}::text), ''))
-               AS fingerprint FROM ${name} x`;
+               AS fingerprint FROM ${name} x${skipped ? ` WHERE NOT (${skipped})` : ''}`;
       });
     return parts.join('\nUNION ALL\n');
   }

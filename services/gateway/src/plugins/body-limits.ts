@@ -91,7 +91,10 @@ export function registerBodyLimits(app: FastifyInstance, options: BodyLimitOptio
     const timer = setTimeout(() => {
       request.bodyTimedOut = true;
       if (reply.sent || reply.raw.headersSent) {
-        request.raw.socket?.destroy();
+        // Only a body still arriving holds the connection; once it is complete the socket may be
+        // serving the client's next request (keep-alive), which must not be cut.
+        if (!request.raw.complete) request.raw.socket?.destroy();
+        release();
         return;
       }
       reply.header('connection', 'close');
@@ -116,9 +119,21 @@ export function registerBodyLimits(app: FastifyInstance, options: BodyLimitOptio
     request.raw.once('end', release);
     request.raw.once('close', release);
     socket.once('close', release);
+    // Answered with the whole body received but never read to its end (refused before parsing).
+    reply.raw.once('finish', () => {
+      if (request.raw.complete) release();
+    });
   });
 
   // The parser and the streaming routes read the body through a stream the time-out can end.
+  // An answer sent before its body was read to the end (refused on its headers, or past a size
+  // limit) closes the connection: nothing reads the rest of that body, so the connection could
+  // not carry the client's next request, which would wait until the time limit cut it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (streams.has(request) && !request.raw.complete) reply.header('connection', 'close');
+    return payload;
+  });
+
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!streams.has(request)) return payload;
     const stream = new PassThrough();

@@ -95,8 +95,6 @@ const ACTIONS = {
   },
 } as const;
 
-/** Runs (supporting endpoints, api-behaviour §9): create, show, list a workspace's runs. */
-
 /** Runs (supporting endpoints, ADR 0016): create, show, list a workspace's runs. */
 export function registerRunRoutes(app: Api, ctx: RouteContext): void {
   const { clients } = ctx;
