@@ -70,6 +70,8 @@ export function registerBodyLimits(app: FastifyInstance, options: BodyLimitOptio
 
   /** Requests whose body is timed, and the stream it is read through once parsing starts. */
   const streams = new WeakMap<FastifyRequest, PassThrough | undefined>();
+  /** The stream each timed body arrives on and the one it is piped into for the parser. */
+  const sources = new WeakMap<FastifyRequest, { source: Readable; stream: PassThrough }>();
 
   app.addHook('onRequest', async (request, reply) => {
     if (!hasBody(request)) return;
@@ -119,27 +121,27 @@ export function registerBodyLimits(app: FastifyInstance, options: BodyLimitOptio
     request.raw.once('end', release);
     request.raw.once('close', release);
     socket.once('close', release);
-    // Answered with the whole body received but never read to its end (refused before parsing).
+    // Answered before the body was read to its end (refused on its headers or past a size
+    // limit): the rest is read and dropped, so the connection can carry the client's next
+    // request; the time limit still cuts a body that keeps arriving.
     reply.raw.once('finish', () => {
       if (request.raw.complete) release();
+      const piped = sources.get(request);
+      if (piped && !piped.source.readableEnded) {
+        piped.source.unpipe(piped.stream);
+        piped.source.resume();
+      }
     });
   });
 
   // The parser and the streaming routes read the body through a stream the time-out can end.
-  // An answer sent before its body was read to the end (refused on its headers, or past a size
-  // limit) closes the connection: nothing reads the rest of that body, so the connection could
-  // not carry the client's next request, which would wait until the time limit cut it.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (streams.has(request) && !request.raw.complete) reply.header('connection', 'close');
-    return payload;
-  });
-
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (!streams.has(request)) return payload;
     const stream = new PassThrough();
     (payload as Readable).pipe(stream);
     (payload as Readable).once('error', (err) => stream.destroy(err));
     streams.set(request, stream);
+    sources.set(request, { source: payload as Readable, stream });
     return stream;
   });
 }
