@@ -129,6 +129,7 @@ export function registerTaskStageRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Override a task stage awaiting an override (its failed policy evaluations)',
         params: IdParams,
         body: OVERRIDE_BODY,
+        'x-optional-body': true,
         response: { 200: resourceDocument(TASK_STAGE) },
       }),
       attachValidation: true,
