@@ -4,7 +4,8 @@
  * Terraform: a run waits for its plan JSON, which an executor (or a CI job) brings. go-tfe's
  * run and policy-check tests create runs and wait for them to be planned, so this loop stands in
  * for the executor: it looks for pending runs in every organization (as a site admin) and
- * uploads a plan JSON for each (`PUT /plans/:id/json-output`): test-fixtures/plan.json, the plan
+ * uploads a plan JSON for each run that upstream's executor would plan now (one run at a time
+ * per workspace, see nextInQueue) (`PUT /plans/:id/json-output`): test-fixtures/plan.json, the plan
  * of the configuration go-tfe uploads (one resource to create), unless PLAN_FILE names another.
  * Exits on SIGTERM/SIGINT.
  *
@@ -59,6 +60,30 @@ async function all(path) {
   }
 }
 
+/** Statuses after which a run no longer holds its workspace (no apply phase exists here). */
+const RELEASED = new Set(['errored', 'canceled', 'discarded', 'policy_soft_failed', 'force_canceled']);
+
+/**
+ * The pending runs of one workspace that upstream's executor would plan now. A workspace
+ * runs one run at a time: a run that may apply holds the workspace from its plan until it is
+ * applied, discarded or canceled, and the runs created after it wait as `pending` (go-tfe's
+ * TestRunsCancel relies on this: it cancels the second of two runs while the first holds the
+ * workspace). Plan-only runs never hold it and never wait.
+ */
+function nextInQueue(runs) {
+  const oldestFirst = [...runs].sort((a, b) =>
+    a.attributes['created-at'].localeCompare(b.attributes['created-at']),
+  );
+  const ready = [];
+  let held = false;
+  for (const run of oldestFirst) {
+    const { status, 'plan-only': planOnly } = run.attributes;
+    if (status === 'pending' && (planOnly || !held)) ready.push(run);
+    if (!planOnly && !RELEASED.has(status)) held = true;
+  }
+  return ready;
+}
+
 const firstSeen = new Map();
 const planned = new Set();
 let round = 0;
@@ -71,9 +96,9 @@ while (!stopping) {
     for (const org of orgs) {
       if (stopping) break;
       for (const ws of await all(`/organizations/${encodeURIComponent(org.id)}/workspaces`)) {
-        for (const run of await all(`/workspaces/${ws.id}/runs`)) {
+        for (const run of nextInQueue(await all(`/workspaces/${ws.id}/runs`))) {
           const planId = run.relationships?.plan?.data?.id;
-          if (run.attributes.status !== 'pending' || !planId || planned.has(planId)) continue;
+          if (!planId || planned.has(planId)) continue;
           const res = await call(`${base}/plans/${planId}/json-output`, {
             method: 'PUT',
             headers: { 'content-type': 'application/json' },
