@@ -1,4 +1,5 @@
 import type { Queryable } from '@policyhub/db';
+import type { OrganizationRef } from './organization-scope.js';
 
 /** A claimable piece of work: a policy check or a policy evaluation (task stage). */
 export interface ClaimableWork {
@@ -97,5 +98,15 @@ export class ClaimTurnRepository {
        ON CONFLICT (organization_key) DO UPDATE SET last_claimed_at = EXCLUDED.last_claimed_at`,
       [organizationKey],
     );
+  }
+
+  /**
+   * A deleted organization's turn goes with it: its key is its id, or its name for runs from
+   * before ids (the deletion takes those runs too: IN_ORGANIZATION in organization-scope.ts).
+   */
+  async forget(organization: OrganizationRef): Promise<void> {
+    await this.db.query('DELETE FROM claim_turns WHERE organization_key = ANY($1::text[])', [
+      organization.id === null ? [organization.name] : [organization.id, organization.name],
+    ]);
   }
 }
