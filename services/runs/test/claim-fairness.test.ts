@@ -1,3 +1,4 @@
+import type { PolicySetSnapshot } from '@policyhub/runs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policySet } from './support/fakes.js';
 import { owner, plan, type RunsHarness, startRunsHarness } from './support/harness.js';
@@ -70,5 +71,134 @@ describe('runs service: claims are fair across organizations', () => {
     );
     const other = await queuedCheck('bystander');
     expect(await claimAll()).toEqual([other, poison]);
+  });
+});
+
+/** A kind_b set: runs hands it out as a policy evaluation (task stage), not in the check. */
+function opaSet(id: string) {
+  const set = policySet(id, [['deny_public', 'hard-mandatory']]);
+  return {
+    ...set,
+    kind: 'kind_b',
+    policies: set.policies.map((p) => ({ ...p, query: `data.terraform.${p.name}.deny` })),
+  } satisfies PolicySetSnapshot;
+}
+
+/*
+ * Policy evaluations share the rotation with checks: one queue, oldest first within an
+ * organization, organizations in turn across both kinds of work.
+ */
+describe('runs service: checks and policy evaluations share one fair rotation', () => {
+  let h: RunsHarness;
+  let n = 0;
+  beforeAll(async () => {
+    h = await startRunsHarness();
+  });
+  afterAll(() => h?.stop());
+
+  /** A planned run of `organization` guarded by kind_a (a check) and/or kind_b (an evaluation) sets. */
+  async function queued(organization: string, kinds: { check?: boolean; evaluation?: boolean }) {
+    const ws = h.workspaces.add(`ws-mixed-${++n}`, organization);
+    const sets: PolicySetSnapshot[] = [];
+    if (kinds.check) sets.push(policySet(`polset-a-${n}`, [['a', 'hard-mandatory']]));
+    if (kinds.evaluation) sets.push(opaSet(`polset-b-${n}`));
+    h.policySets.byWorkspace.set(ws.id, sets);
+    const { run } = await h.runs.CreateRun({ workspaceId: ws.id }, owner(organization));
+    const planned = await h.executor.ReportPlanFinished({
+      runId: run!.id,
+      planJson: plan(['aws_s3_bucket']),
+    });
+    const ids = [...planned.run!.policyCheckIds];
+    for (const stageId of planned.run!.taskStageIds) {
+      const { taskStage } = await h.stages.GetTaskStage({ id: stageId }, owner(organization));
+      ids.push(...taskStage!.policyEvaluationIds);
+    }
+    return ids;
+  }
+
+  const isEvaluation = (id: string) => id.startsWith('poleval-');
+
+  /** Claims until nothing is claimable; the ids in claiming order. */
+  async function claimAll(includePolicyEvaluations = true): Promise<string[]> {
+    const order: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const res = await h.evaluator.ClaimPolicyCheck({
+        evaluatorId: 'fairness',
+        leaseSeconds: 600,
+        includePolicyEvaluations,
+      });
+      if (!res.claimed) return order;
+      expect(res.lease!.policyEvaluation).toBe(isEvaluation(res.lease!.policyCheckId));
+      order.push(res.lease!.policyCheckId);
+    }
+    throw new Error('more claims than work');
+  }
+
+  it('interleaves two organizations over mixed checks and evaluations, oldest first within each', async () => {
+    const busy: string[] = [];
+    busy.push(...(await queued('busy', { evaluation: true })));
+    busy.push(...(await queued('busy', { check: true })));
+    busy.push(...(await queued('busy', { evaluation: true })));
+    busy.push(...(await queued('busy', { check: true, evaluation: true })));
+    busy.push(...(await queued('busy', { evaluation: true })));
+    const calm = [
+      ...(await queued('calm', { check: true })),
+      ...(await queued('calm', { evaluation: true })),
+      ...(await queued('calm', { check: true })),
+    ];
+    expect(busy.filter(isEvaluation)).toHaveLength(4);
+    expect(calm.filter(isEvaluation)).toHaveLength(1);
+
+    const order = await claimAll();
+    expect(order).toHaveLength(busy.length + calm.length);
+    // Within an organization: its creation order, checks and evaluations alike.
+    expect(order.filter((id) => busy.includes(id))).toEqual(busy);
+    expect(order.filter((id) => calm.includes(id))).toEqual(calm);
+    // Across organizations: turns alternate while both have work, though all of busy's is older.
+    const owners = order.map((id) => (calm.includes(id) ? 'calm' : 'busy'));
+    expect(owners.slice(0, 6)).toEqual(['busy', 'calm', 'busy', 'calm', 'busy', 'calm']);
+  });
+
+  it("a backlog of one organization's evaluations does not delay another organization's single check", async () => {
+    const flood: string[] = [];
+    for (let i = 0; i < 12; i++) flood.push(...(await queued('evaluation-flood', { evaluation: true })));
+    const [single] = await queued('one-check', { check: true });
+    const order = await claimAll();
+    expect(order).toHaveLength(13);
+    expect(order.indexOf(single!)).toBeLessThanOrEqual(1);
+    expect(order.filter((id) => id !== single)).toEqual(flood);
+  });
+
+  it("a flood of one organization's checks does not starve another organization's evaluation", async () => {
+    const flood: string[] = [];
+    for (let i = 0; i < 12; i++) flood.push(...(await queued('check-flood', { check: true })));
+    const [single] = await queued('one-evaluation', { evaluation: true });
+    const order = await claimAll();
+    expect(order).toHaveLength(13);
+    expect(order.indexOf(single!)).toBeLessThanOrEqual(1);
+    expect(order.filter((id) => id !== single)).toEqual(flood);
+  });
+
+  it('an evaluator that takes no evaluations gets only checks, in turn; the evaluations wait for one that does', async () => {
+    const older = await queued('solo', { evaluation: true });
+    const check = await queued('solo', { check: true });
+    expect(await claimAll(false)).toEqual(check);
+    expect(await claimAll(true)).toEqual(older);
+  });
+
+  it('an evaluation handed out as often as allowed is errored on the next claim, and the rotation goes on', async () => {
+    const [poison] = await queued('poison-evaluation', { evaluation: true });
+    // As if MAX_CLAIMS evaluators had claimed it and crashed (each lease expired).
+    await h.service.db.query(
+      "UPDATE policy_evaluations SET status = 'running', attempts = 5, lease_expires_at = now() - interval '1 second' WHERE id = $1",
+      [poison],
+    );
+    const [bystander] = await queued('bystander-2', { check: true });
+    expect(await claimAll()).toEqual([bystander]);
+    const { policyEvaluation } = await h.stages.GetPolicyEvaluation(
+      { id: poison! },
+      owner('poison-evaluation'),
+    );
+    expect(policyEvaluation!.status).toBe('POLICY_EVALUATION_STATUS_ERRORED');
   });
 });

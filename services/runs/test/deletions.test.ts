@@ -89,6 +89,29 @@ describe('runs service: deletions from admin-orgs', () => {
     expect(await count('dead_letters')).toBe(0);
   });
 
+  it("a deleted organization's turn in the evaluators' claims goes with it; other organizations' stay", async () => {
+    await fullRun('ws-turn-1', 'turned', 'org-id-turned');
+    await fullRun('ws-turn-2', 'stays', 'org-id-stays');
+    // Claiming records each organization's turn (its last claim).
+    for (let i = 0; i < 10; i++) {
+      const res = await h.evaluator.ClaimPolicyCheck({ evaluatorId: 'turns', leaseSeconds: 600 });
+      if (!res.claimed) break;
+    }
+    const turns = async () =>
+      (
+        await h.service.db.query<{ organization_key: string }>(
+          'SELECT organization_key FROM claim_turns ORDER BY organization_key',
+        )
+      ).rows.map((r) => r.organization_key);
+    expect(await turns()).toEqual(expect.arrayContaining(['org-id-turned', 'org-id-stays']));
+    await publish(TOPICS.organizationDeleted, 'org-id-turned', {
+      organization: 'turned',
+      organizationId: 'org-id-turned',
+    });
+    expect(await turns()).not.toContain('org-id-turned');
+    expect(await turns()).toContain('org-id-stays');
+  });
+
   it('a re-created organization of the same name neither sees nor loses runs across the deletion', async () => {
     const old = await fullRun('ws-old', 'reborn', 'org-id-reborn-1');
     // admin-orgs deleted "reborn" and a new organization took the name before runs heard of it.

@@ -126,23 +126,6 @@ export class PolicyCheckRepository {
     return rows[0]?.output ?? null;
   }
 
-  /**
-   * Locks the oldest queued check whose lease is free or expired (skipping ones other evaluators
-   * are locking right now), of one organization when `organizationKey` is given (see
-   * ClaimTurnRepository for the order of organizations), or returns undefined.
-   */
-  async nextClaimableForUpdate(organizationKey?: string): Promise<PolicyCheckRow | undefined> {
-    const ofOrganization = organizationKey === undefined ? '' : 'AND organization_key = $1';
-    const { rows } = await this.db.query<PolicyCheckRow>(
-      `${SELECT} WHERE c.id = (
-         SELECT id FROM policy_checks
-          WHERE status = 'queued' AND (lease_expires_at IS NULL OR lease_expires_at < now()) ${ofOrganization}
-          ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)`,
-      organizationKey === undefined ? [] : [organizationKey],
-    );
-    return rows[0];
-  }
-
   async lease(
     id: string,
     owner: string,

@@ -115,8 +115,9 @@ export class TaskStageRepository {
   }): Promise<void> {
     await this.db.query(
       `INSERT INTO policy_evaluations (id, task_stage_id, run_id, policy_kind, status, status_timestamps,
-                                       policy_sets, workspace_name, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
+                                       policy_sets, workspace_name, created_at, updated_at, organization_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9,
+               (SELECT COALESCE(organization_id, organization) FROM runs WHERE id = $3))`,
       [
         e.id,
         e.taskStageId,
@@ -230,20 +231,6 @@ export class TaskStageRepository {
       [id],
     );
     return rows[0]?.policy_sets ?? [];
-  }
-
-  /**
-   * Locks the oldest open evaluation whose lease is free or expired (skipping ones other
-   * evaluators are locking right now), or returns undefined.
-   */
-  async nextClaimableEvaluationForUpdate(): Promise<PolicyEvaluationRow | undefined> {
-    const { rows } = await this.db.query<PolicyEvaluationRow>(
-      `${EVALUATION} WHERE e.id = (
-         SELECT id FROM policy_evaluations
-          WHERE status IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at < now())
-          ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)`,
-    );
-    return rows[0];
   }
 
   /** Leases the evaluation; a first claim moves it to `running`. */

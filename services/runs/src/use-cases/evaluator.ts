@@ -59,11 +59,11 @@ export class EvaluatorUseCases {
   }
 
   /**
-   * Leases a queued check that nobody holds (or whose lease expired): the oldest of the
-   * organization whose turn it is (ClaimTurnRepository), so one organization's backlog never
-   * holds up another's checks. A check that has already been handed out MAX_CLAIMS times without
-   * a decision is errored instead: an input that crashes every evaluator must not circulate
-   * forever.
+   * Leases a queued check (or, for evaluators that take them, an open policy evaluation) that
+   * nobody holds or whose lease expired: the oldest work of either kind of the organization whose
+   * turn it is (ClaimTurnRepository), so one organization's backlog never holds up another's
+   * checks or evaluations. Work that has already been handed out MAX_CLAIMS times without a
+   * decision is errored instead: an input that crashes every evaluator must not circulate forever.
    */
   async claim(
     evaluatorId: string | undefined,
@@ -72,30 +72,44 @@ export class EvaluatorUseCases {
   ): Promise<LeaseRow | undefined> {
     const seconds = leaseSeconds(requestedSeconds);
     const owner = evaluatorId?.slice(0, 200) || 'anonymous';
-    const check = await this.claimCheck(owner, seconds);
-    // Checks first, then policy evaluations, for evaluators that take them.
-    if (check || !includeEvaluations) return check;
-    return this.evaluations.claim(owner, seconds, newLeaseToken());
+    for (let round = 0; round < MAX_CLAIMS * 2; round++) {
+      const claimed = await this.claimInTurn(owner, seconds, includeEvaluations);
+      if (!('usedUp' in claimed)) return claimed.lease;
+      // Decided in its own transaction: an evaluation's decision locks its run first.
+      await this.evaluations.giveUp(claimed.usedUp);
+    }
+    return undefined;
   }
 
-  private async claimCheck(owner: string, seconds: number): Promise<LeaseRow | undefined> {
+  private async claimInTurn(
+    owner: string,
+    seconds: number,
+    includeEvaluations: boolean,
+  ): Promise<{ lease: LeaseRow | undefined } | { usedUp: string }> {
     return this.deps.db.transaction(async (tx) => {
       const checks = new PolicyCheckRepository(tx);
       const turns = new ClaimTurnRepository(tx);
       let budget = MAX_CLAIMS * 2;
-      // After the candidates (all of them holding leases), any organization's oldest check.
-      for (const organizationKey of [...(await turns.organizationsInTurn(CLAIM_CANDIDATES)), undefined]) {
+      const candidates = await turns.organizationsInTurn(CLAIM_CANDIDATES, includeEvaluations);
+      // After the candidates (all of them holding leases), any organization's oldest work.
+      for (const organizationKey of [...candidates, undefined]) {
         while (budget-- > 0) {
-          const check = await checks.nextClaimableForUpdate(organizationKey);
-          if (!check) break;
+          const work = await turns.nextClaimableForUpdate(organizationKey, includeEvaluations);
+          if (!work) break;
+          if (work.kind === 'evaluation') {
+            if (work.attempts >= MAX_CLAIMS) return { usedUp: work.id };
+            await turns.taken(work.organization_key);
+            return { lease: await this.evaluations.lease(tx, work.id, owner, seconds, newLeaseToken()) };
+          }
+          const check = (await checks.get(work.id))!;
           if (check.attempts < MAX_CLAIMS) {
-            await turns.taken(organizationKeyOf(check));
-            return checks.lease(check.id, owner, newLeaseToken(), seconds, true);
+            await turns.taken(work.organization_key);
+            return { lease: await checks.lease(check.id, owner, newLeaseToken(), seconds, true) };
           }
           if (!(await this.giveUp(tx, check))) break;
         }
       }
-      return undefined;
+      return { lease: undefined };
     });
   }
 
@@ -327,8 +341,6 @@ const leaseOwner = (check: PolicyCheckRow) => check.lease_owner ?? 'anonymous';
 
 /** Organizations considered per claim before falling back to the oldest check of any. */
 const CLAIM_CANDIDATES = 8;
-
-const organizationKeyOf = (check: PolicyCheckRow) => check.organization_id ?? check.organization;
 
 const newLeaseToken = () => randomBytes(24).toString('base64url');
 

@@ -75,43 +75,27 @@ export class PolicyEvaluationLeases {
   }
 
   /**
-   * Leases the oldest open evaluation nobody holds (or whose lease expired); its first claim moves
-   * it to `running`. One handed out MAX_CLAIMS times without a decision is errored instead.
+   * Leases an evaluation the claim picked and locked (EvaluatorUseCases.claim, in its
+   * transaction); its first claim moves it to `running`.
    */
-  async claim(owner: string, seconds: number, token: string): Promise<LeaseRow | undefined> {
-    for (let i = 0; i < MAX_CLAIMS * 2; i++) {
-      const outcome = await this.deps.db.transaction(async (tx) => {
-        const stages = new TaskStageRepository(tx);
-        const evaluation = await stages.nextClaimableEvaluationForUpdate();
-        if (!evaluation) return { done: true as const, lease: undefined };
-        if (evaluation.attempts < MAX_CLAIMS) {
-          const first = evaluation.status === EVALUATION_STATUS.queued;
-          const lease = await stages.leaseEvaluation(
-            evaluation.id,
-            owner,
-            token,
-            seconds,
-            first
-              ? {
-                  statusTimestamps: withStatusTimestamp(
-                    evaluation.status_timestamps,
-                    EVALUATION_STATUS.running,
-                  ),
-                }
-              : { statusTimestamps: evaluation.status_timestamps },
-          );
-          return { done: true as const, lease };
-        }
-        return { done: false as const, giveUp: evaluation };
-      });
-      if (outcome.done) return outcome.lease;
-      await this.decideErrored(
-        outcome.giveUp.id,
-        undefined,
-        `no evaluator finished the policy evaluation within ${MAX_CLAIMS} leases`,
-      );
-    }
-    return undefined;
+  async lease(tx: Queryable, id: string, owner: string, seconds: number, token: string): Promise<LeaseRow> {
+    const stages = new TaskStageRepository(tx);
+    const evaluation = (await stages.getEvaluation(id))!;
+    const first = evaluation.status === EVALUATION_STATUS.queued;
+    return stages.leaseEvaluation(evaluation.id, owner, token, seconds, {
+      statusTimestamps: first
+        ? withStatusTimestamp(evaluation.status_timestamps, EVALUATION_STATUS.running)
+        : evaluation.status_timestamps,
+    });
+  }
+
+  /** An evaluation handed out MAX_CLAIMS times without a decision is errored (if still open). */
+  async giveUp(id: string): Promise<void> {
+    await this.decideErrored(
+      id,
+      undefined,
+      `no evaluator finished the policy evaluation within ${MAX_CLAIMS} leases`,
+    );
   }
 
   async extend(id: string, token: string, seconds: number): Promise<LeaseRow> {
