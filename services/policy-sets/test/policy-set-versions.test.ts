@@ -268,6 +268,54 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
     expect(processed.rows[0]?.n).toBe(1);
   });
 
+  it("stores what the archive declares with the version and hands it to runs in the set's snapshot", async () => {
+    const set = await newSet({ global: true });
+    const legacy = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
+    // An event of a storage release before declarations: the version is ready all the same.
+    await uploadCompleted(succeeded(legacy));
+    const stored = async (id: string) =>
+      (await service.db.query('SELECT declaration FROM policy_set_versions WHERE id = $1', [id])).rows[0]
+        ?.declaration;
+    expect(await stored(legacy.id)).toBeNull();
+    const applicable = contracts().policyhub.policysets.v1.ApplicablePolicySets;
+    const client = createClient(applicable, service.address, testAuth().credential);
+    const snapshot = async () =>
+      (
+        await client.GetApplicablePolicySets({
+          organization: ORG,
+          organizationId: `org-id-${ORG}`,
+          workspaceId: 'ws-any',
+        })
+      ).policySets.find((s) => s.id === set.id);
+    expect(await snapshot()).toMatchObject({ currentVersionId: legacy.id, currentVersionDeclaration: null });
+
+    const v = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
+    const declaration = {
+      root: '',
+      configPath: 'sentinel.hcl',
+      policies: [
+        {
+          name: 'restrict-s3',
+          enforcementLevel: 'hard-mandatory',
+          source: './restrict-s3.sentinel',
+          query: '',
+          description: '',
+        },
+        { name: 'tags', enforcementLevel: 'advisory', source: './tags.sentinel', query: '', description: '' },
+      ],
+      sentinelBlocksJson: '{"param":{"max":[{"value":3}]}}',
+    };
+    await uploadCompleted({ ...succeeded(v), declaration });
+    expect(await stored(v.id)).toEqual(declaration);
+    expect(await snapshot()).toMatchObject({
+      currentVersionId: v.id,
+      currentVersionObjectKey: succeeded(v).objectKey,
+      policies: [],
+      currentVersionDeclaration: declaration,
+    });
+    client.close();
+  });
+
   it('marks the version errored with the reason and leaves the current version alone', async () => {
     const set = await newSet();
     const good = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import { fromTimestamp, type runsV1 } from '@policyhub/contracts';
 import { readServiceError } from '@policyhub/grpc-runtime';
@@ -294,6 +295,75 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       expect(output).toContain(`- ${problem(setId)}`);
       expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('RUN_STATUS_ERRORED');
     }
+  });
+
+  it('judges a versioned set by the declaration its snapshot carries, never by re-reading the archive', async () => {
+    const ws = h.workspaces.add(`ws-${++workspaceCount}`, 'acme');
+    const key = `acme/policy-sets/polset-v${workspaceCount}/versions/v1.tar.gz`;
+    // The archive's own file says one advisory policy; the declaration storage recorded at upload
+    // says two, one of them hard-mandatory. The recorded one is what counts.
+    await h.objects.put(key, gzipSync('policy "a" {\n  enforcement_level = "advisory"\n}\n'));
+    const set = {
+      ...policySet(`polset-v${workspaceCount}`, []),
+      archiveObjectKey: key,
+      versionId: 'polsetver-1',
+      declaration: {
+        root: '',
+        configPath: 'sentinel.hcl',
+        policies: [
+          {
+            name: 'a',
+            enforcementLevel: 'hard-mandatory',
+            source: './a.sentinel',
+            query: '',
+            description: '',
+          },
+          { name: 'b', enforcementLevel: 'advisory', source: './b.sentinel', query: '', description: '' },
+        ],
+        sentinelBlocksJson: '{}',
+      },
+    };
+    h.policySets.byWorkspace.set(ws.id, [set]);
+    const checkOf = async () => {
+      const { run } = await h.runs.CreateRun({ workspaceId: ws.id, planOnly: false }, owner('acme'));
+      const planned = await h.executor.ReportPlanFinished({ runId: run!.id, planJson: plan([]) });
+      return planned.run!.policyCheckIds[0]!;
+    };
+    const checkId = await checkOf();
+    const lease = await claim(checkId);
+    const input = await h.evaluator.GetPolicyCheckInput({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+    });
+    expect(input.policySets[0]).toMatchObject({ archive: { key }, declaration: set.declaration });
+    const opened = h.objects.opened.length;
+    const done = await h.evaluator.CompletePolicyCheck({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+      outcomes: [
+        { policySetId: set.id, policyName: 'a', passed: false },
+        { policySetId: set.id, policyName: 'b', passed: true },
+      ],
+      durationMs: 3,
+    });
+    expect(done.status).toBe('POLICY_CHECK_STATUS_HARD_FAILED');
+    expect(h.objects.opened.length).toBe(opened);
+
+    // A version from before declarations were recorded is never judged: the check errors, saying why.
+    h.policySets.byWorkspace.set(ws.id, [{ ...set, declaration: undefined }]);
+    const legacyId = await checkOf();
+    const legacyLease = await claim(legacyId);
+    const legacy = await h.evaluator.CompletePolicyCheck({
+      policyCheckId: legacyId,
+      leaseToken: legacyLease.leaseToken,
+      outcomes: [{ policySetId: set.id, policyName: 'a', passed: true }],
+      durationMs: 3,
+    });
+    expect(legacy.status).toBe('POLICY_CHECK_STATUS_ERRORED');
+    expect(legacy.errorMessage).toContain(
+      `policy set ${set.name}: its current version was uploaded before PolicyHub recorded what archives declare; upload the version again`,
+    );
+    expect(h.objects.opened.length).toBe(opened);
   });
 
   it('a check whose sets hold no policy never passes', async () => {

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type ArchiveLayout, checkLayout } from '../src/domain/archive-layouts.js';
+import { type ArchiveLayout, checkLayout, readLayout } from '../src/domain/archive-layouts.js';
 import { DEFAULT_UPLOAD_LIMITS } from '../src/domain/upload-limits.js';
 import { ArchiveInspector } from '../src/archives/archive-inspector.js';
 import { parseHcl } from '../src/archives/parse-hcl.js';
@@ -284,5 +285,186 @@ describe('the inspector applies the layout to the archive it streams', () => {
       code: 'STORAGE_ARCHIVE_CONFIG_INVALID',
       message: 'sentinel.hcl is larger than 64 KiB',
     });
+  });
+});
+
+/**
+ * What the configuration file declares, read once here and carried with the version: runs and the
+ * evaluator take these definitions as they are, so this is the only reading of them. The files
+ * follow upstream's documented layouts (Sentinel's `sentinel.hcl`; OPA's `policies.hcl` and its
+ * JSON variant `policies.json`).
+ */
+describe('the declaration read from the configuration file', () => {
+  const read = async (layout: ArchiveLayout, files: Record<string, string>, root = '') => {
+    const verdict = await readLayout(
+      { layout, root, configs: new Map(Object.entries(files)), entries: new Set(Object.keys(files)) },
+      parseHcl,
+    );
+    if (!verdict.ok) throw new Error(verdict.rejection.message);
+    return verdict.declaration!;
+  };
+
+  it('sentinel.hcl: names, sources and levels (advisory by default), and the other blocks for the engine', async () => {
+    const declaration = await read('sentinel', {
+      ...SENTINEL_SET,
+      'sentinel.hcl': `${SENTINEL_SET['sentinel.hcl']}\ntest {\n  rules = { main = true }\n}\n`,
+    });
+    expect(declaration.configPath).toBe('sentinel.hcl');
+    // hcl2json hands blocks out by name, not in file order.
+    expect(declaration.policies).toEqual([
+      {
+        name: 'require-tags',
+        enforcementLevel: 'advisory',
+        source: './policies/require-tags.sentinel',
+        query: '',
+        description: '',
+      },
+      {
+        name: 'restrict-instance-type',
+        enforcementLevel: 'soft-mandatory',
+        source: './policies/restrict-instance-type.sentinel',
+        query: '',
+        description: '',
+      },
+    ]);
+    // Everything but the policies (carried above) and tests (not the engine's concern).
+    expect(Object.keys(declaration.sentinelBlocks!).sort()).toEqual(['import', 'module', 'param']);
+    expect(declaration.sentinelBlocks!.param).toEqual({ max_instances: [{ value: 3 }] });
+  });
+
+  it('the repository examples/sentinel set: three policies at three levels, each source in the set', async () => {
+    const example = (path: string) =>
+      readFileSync(new URL(`../../../examples/sentinel/${path}`, import.meta.url), 'utf8');
+    const config = example('sentinel.hcl');
+    const sources = [...config.matchAll(/source\s*=\s*"\.\/([^"]+)"/g)].map((m) => m[1]!);
+    const files = Object.fromEntries([['sentinel.hcl', config], ...sources.map((s) => [s, example(s)])]);
+    const { policies } = await read('sentinel', files);
+    expect(policies.map((p) => [p.name, p.enforcementLevel]).sort()).toEqual([
+      ['allowed-instance-types', 'advisory'],
+      ['require-owner-tag', 'soft-mandatory'],
+      ['restrict-public-buckets', 'hard-mandatory'],
+    ]);
+  });
+
+  it('reads the file of the root it is given, recording the root', async () => {
+    const nested = Object.fromEntries(Object.entries(SENTINEL_SET).map(([p, c]) => [`prod/${p}`, c]));
+    const declaration = await read('sentinel', nested, 'prod');
+    expect([declaration.root, declaration.configPath]).toEqual(['prod', 'prod/sentinel.hcl']);
+  });
+
+  it("policies.hcl as upstream's OPA tutorial writes it: query, level (advisory by default), description", async () => {
+    const declaration = await read('opa', {
+      'policies.hcl': `
+        policy "friday_deploys" {
+          query = "data.terraform.policies.friday_deploys.deny"
+          enforcement_level = "mandatory"
+        }
+
+        policy "public_ingress" {
+          query = "data.terraform.policies.public_ingress.deny"
+        }
+
+        policy "compute-001-aws-vm-size" {
+          query = "data.terraform.policies.aws.compute_001.rule"
+          enforcement_level = "advisory"
+          description = "Enforce preferred VM size"
+        }
+      `,
+      'policies/friday_deploys.rego': 'package terraform.policies.friday_deploys',
+    });
+    expect(declaration.sentinelBlocks).toBeUndefined();
+    // hcl2json hands blocks out by name, not in file order.
+    expect(declaration.policies).toEqual([
+      {
+        name: 'compute-001-aws-vm-size',
+        enforcementLevel: 'advisory',
+        source: '',
+        query: 'data.terraform.policies.aws.compute_001.rule',
+        description: 'Enforce preferred VM size',
+      },
+      {
+        name: 'friday_deploys',
+        enforcementLevel: 'mandatory',
+        source: '',
+        query: 'data.terraform.policies.friday_deploys.deny',
+        description: '',
+      },
+      {
+        name: 'public_ingress',
+        enforcementLevel: 'advisory',
+        source: '',
+        query: 'data.terraform.policies.public_ingress.deny',
+        description: '',
+      },
+    ]);
+  });
+
+  it("policies.json in HCL's JSON syntax: one body, a list of bodies, or a list of labelled blocks", async () => {
+    const expected = [
+      ['a', 'mandatory', 'data.t.a.deny', ''],
+      ['b', 'advisory', 'data.t.b.deny', 'B'],
+    ];
+    const shapes = [
+      {
+        policy: {
+          a: { query: 'data.t.a.deny', enforcement_level: 'mandatory' },
+          b: [{ query: 'data.t.b.deny', description: 'B' }],
+        },
+      },
+      {
+        policy: [
+          { a: { query: 'data.t.a.deny', enforcement_level: 'mandatory' } },
+          { b: { query: 'data.t.b.deny', description: 'B' } },
+        ],
+      },
+    ];
+    for (const shape of shapes) {
+      const { policies, configPath } = await read('opa', {
+        'policies.json': JSON.stringify(shape),
+        'a.rego': 'package t.a',
+      });
+      expect(configPath).toBe('policies.json');
+      expect(policies.map((p) => [p.name, p.enforcementLevel, p.query, p.description])).toEqual(expected);
+    }
+    const repeated = JSON.stringify({
+      policy: [{ a: { query: 'data.a' } }, { a: { query: 'data.b' } }],
+    });
+    expect(await check('opa', { 'policies.json': repeated, 'a.rego': '' })).toEqual({
+      code: 'STORAGE_ARCHIVE_CONFIG_INVALID',
+      message: 'policies.json: policy "a" is declared more than once',
+    });
+  });
+
+  it('prefers policies.hcl to policies.json in the same root', async () => {
+    const { policies, configPath } = await read(
+      'opa',
+      {
+        'prod/policies.hcl': 'policy "prod" {\n  query = "data.prod.deny"\n}\n',
+        'prod/policies.json': '{"policy": {"ignored": {"query": "data.x"}}}',
+        'prod/a.rego': 'package prod',
+      },
+      'prod',
+    );
+    expect([configPath, policies.map((p) => p.name)]).toEqual(['prod/policies.hcl', ['prod']]);
+  });
+
+  it('the inspector hands the declaration out with an accepted archive, and none without a layout', async () => {
+    const entries: ArchiveEntry[] = [
+      {
+        name: 'sentinel.hcl',
+        content: 'policy "a" {\n  source = "./a.sentinel"\n  enforcement_level = "hard-mandatory"\n}\n',
+      },
+      { name: 'a.sentinel', content: 'main = true' },
+    ];
+    const inspector = new ArchiveInspector(DEFAULT_UPLOAD_LIMITS, { layout: 'sentinel', root: '' });
+    await inspector.write(await tarGzOf(entries));
+    const accepted = await inspector.finish();
+    expect(accepted.ok && accepted.declaration?.policies).toEqual([
+      { name: 'a', enforcementLevel: 'hard-mandatory', source: './a.sentinel', query: '', description: '' },
+    ]);
+    const plain = new ArchiveInspector(DEFAULT_UPLOAD_LIMITS);
+    await plain.write(await tarGzOf(entries));
+    const none = await plain.finish();
+    expect(none.ok && none.declaration).toBeUndefined();
   });
 });

@@ -296,6 +296,18 @@ describe('uploads', () => {
     );
     expect(ok).toMatchObject({ ok: true });
     expect(ok.errorCode).toBeUndefined();
+    // What the configuration declares travels with the event, read while the archive was checked.
+    expect(completed.at(-1)).toMatchObject({
+      ok: true,
+      declaration: {
+        root: 'governance',
+        configPath: 'governance/sentinel.hcl',
+        policies: [
+          { name: 'a', enforcementLevel: 'advisory', source: './a.sentinel', query: '', description: '' },
+        ],
+        sentinelBlocksJson: '{}',
+      },
+    });
   });
 
   it('refuses sessions with an unknown layout or a root outside the archive', async () => {

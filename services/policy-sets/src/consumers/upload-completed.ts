@@ -1,8 +1,13 @@
-import { type storageV1, uploadCompletedOwnerKind, uploadOwnerKind } from '@policyhub/contracts';
+import {
+  type commonV1,
+  type storageV1,
+  uploadCompletedOwnerKind,
+  uploadOwnerKind,
+} from '@policyhub/contracts';
 import { type ConsumedEvent, startConsumer, type Subscription, TOPICS } from '@policyhub/events';
 import type { ServiceDeps } from '@policyhub/service-kit';
 import type { Deps } from '../deps.js';
-import { UPLOAD_OWNER_KIND } from '../domain/versions.js';
+import { UPLOAD_OWNER_KIND, type VersionDeclaration } from '../domain/versions.js';
 import { applyUploadCompleted, type CompletedUpload } from '../use-cases/upload-completed.js';
 
 export const UPLOAD_COMPLETED_CONSUMER = 'policy-sets.upload-completed';
@@ -15,8 +20,28 @@ const completedUpload = (p: storageV1.UploadCompleted__Output): CompletedUpload 
   versionId: p.ownerId,
   organization: p.organization,
   outcome: p.ok
-    ? { ok: true, objectKey: p.objectKey ?? '', sizeBytes: p.sizeBytes, sha256: p.sha256 ?? '' }
+    ? {
+        ok: true,
+        objectKey: p.objectKey ?? '',
+        sizeBytes: p.sizeBytes,
+        sha256: p.sha256 ?? '',
+        // Absent from events of releases before declarations were recorded: still applied.
+        declaration: p.declaration ? declarationOf(p.declaration) : undefined,
+      }
     : { ok: false, errorCode: p.errorCode ?? '', errorMessage: p.errorMessage ?? '' },
+});
+
+const declarationOf = (d: commonV1.ArchiveDeclaration__Output): VersionDeclaration => ({
+  root: d.root,
+  configPath: d.configPath,
+  policies: d.policies.map((p) => ({
+    name: p.name,
+    enforcementLevel: p.enforcementLevel,
+    source: p.source,
+    query: p.query,
+    description: p.description,
+  })),
+  sentinelBlocksJson: d.sentinelBlocksJson,
 });
 
 /**

@@ -1,4 +1,5 @@
 import type { Queryable } from '@policyhub/db';
+import type { VersionDeclaration } from '../domain/versions.js';
 import type { EnforcementLevel, Kind } from '../domain/vocabulary.js';
 import { inOrganization, type OrganizationRef } from './organization-scope.js';
 
@@ -10,6 +11,8 @@ export interface ApplicableSetRow {
   agent_enabled: boolean;
   current_version_id: string | null;
   current_version_object_key: string | null;
+  /** What the current version's archive declares; null for a version from before it was recorded. */
+  current_version_declaration: VersionDeclaration | null;
   policies_path: string | null;
   description: string | null;
   policy_tool_version: string;
@@ -54,7 +57,8 @@ export async function findApplicablePolicySets(
 ): Promise<{ sets: ApplicableSetRow[]; policies: ApplicablePolicyRow[] }> {
   const { rows: sets } = await db.query<ApplicableSetRow>(
     `SELECT ps.id, ps.name, ps.kind, ps.overridable, ps.agent_enabled, ps.current_version_id,
-            v.object_key AS current_version_object_key, ps.policies_path,
+            v.object_key AS current_version_object_key, v.declaration AS current_version_declaration,
+            ps.policies_path,
             ps.description, ps.policy_tool_version,
             (SELECT coalesce(json_agg(json_build_object('id', a.id, 'key', a.key, 'value', a.value,
                                                         'sealed_value', a.sealed_value, 'sensitive', a.sensitive)

@@ -144,11 +144,11 @@ export class VersionRepository {
       await this.db.query(
         `WITH settled AS (
            UPDATE policy_set_versions SET status = 'ready', ready_at = now(), object_key = $2, size_bytes = $3,
-                  sha256 = $4, upload_token = NULL, updated_at = now()
+                  sha256 = $4, declaration = $5, upload_token = NULL, updated_at = now()
             WHERE id = $1
             RETURNING id, policy_set_id)
          UPDATE policy_sets SET current_version_id = settled.id FROM settled WHERE policy_sets.id = settled.policy_set_id`,
-        [id, s.objectKey, s.sizeBytes, s.sha256],
+        [id, s.objectKey, s.sizeBytes, s.sha256, s.declaration ? JSON.stringify(s.declaration) : null],
       );
     } else {
       await this.db.query(

@@ -61,12 +61,47 @@ export interface VersionState {
 export const isUploadUsable = (v: VersionState, now: Date): boolean =>
   v.status === 'pending' && !!v.uploadToken && Date.parse(v.uploadExpiresAt) > now.getTime();
 
+/** A policy block of the archive's configuration file (common.v1.DeclaredPolicy). */
+export interface DeclaredPolicy {
+  name: string;
+  enforcementLevel: string;
+  source: string;
+  query: string;
+  description: string;
+}
+
+/**
+ * What a version's archive declares, as storage read it at upload (common.v1.ArchiveDeclaration):
+ * kept with the version and handed to runs in the applicable-set snapshot, so nothing parses the
+ * configuration file again. Versions uploaded before it was recorded have none.
+ */
+export interface VersionDeclaration {
+  root: string;
+  configPath: string;
+  policies: DeclaredPolicy[];
+  /** Sentinel's other blocks as JSON ('' for OPA). */
+  sentinelBlocksJson: string;
+}
+
 export type UploadOutcome =
-  | { ok: true; objectKey: string; sizeBytes: number; sha256: string }
+  | {
+      ok: true;
+      objectKey: string;
+      sizeBytes: number;
+      sha256: string;
+      /** Undefined when storage's event has none (a release before it, or no layout). */
+      declaration?: VersionDeclaration | undefined;
+    }
   | { ok: false; errorCode: string; errorMessage: string };
 
 export type Settlement =
-  | { status: 'ready'; objectKey: string; sizeBytes: number; sha256: string }
+  | {
+      status: 'ready';
+      objectKey: string;
+      sizeBytes: number;
+      sha256: string;
+      declaration: VersionDeclaration | undefined;
+    }
   | { status: 'errored'; error: string; errorMessage: string };
 
 /**
@@ -84,6 +119,7 @@ export function settle(
       objectKey: outcome.objectKey,
       sizeBytes: outcome.sizeBytes,
       sha256: outcome.sha256,
+      declaration: outcome.declaration,
     };
   }
   return {

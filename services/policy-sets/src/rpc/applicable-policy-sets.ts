@@ -33,6 +33,7 @@ export function applicablePolicySetHandlers(
           })),
           currentVersionObjectKey: optional(s.current_version_object_key),
           currentVersionId: optional(s.current_version_id),
+          currentVersionDeclaration: s.current_version_declaration,
           policiesPath: optional(s.policies_path),
           description: optional(s.description),
           policyToolVersion: s.policy_tool_version ?? '',

@@ -62,6 +62,20 @@ function toSnapshot(s: policysetsV1.ApplicablePolicySet__Output): PolicySetSnaps
     overridable: s.overridable,
     description: s.description ?? undefined,
     toolVersion: s.policyToolVersion || undefined,
+    declaration: s.currentVersionDeclaration
+      ? {
+          root: s.currentVersionDeclaration.root,
+          configPath: s.currentVersionDeclaration.configPath,
+          policies: s.currentVersionDeclaration.policies.map((p) => ({
+            name: p.name,
+            enforcementLevel: p.enforcementLevel,
+            source: p.source,
+            query: p.query,
+            description: p.description,
+          })),
+          sentinelBlocksJson: s.currentVersionDeclaration.sentinelBlocksJson,
+        }
+      : undefined,
   };
 }
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type PolicySetSnapshot, resolveOutcomes } from './evaluation.js';
+import {
+  declaredPolicies,
+  type PolicySetSnapshot,
+  resolveOutcomes,
+  UNDECLARED_VERSION,
+} from './evaluation.js';
 
 const listed: PolicySetSnapshot = {
   id: 'polset-1',
@@ -78,6 +83,43 @@ describe('resolveOutcomes: no verdict without evaluation', () => {
     expect(resolveOutcomes([proto], new Map(), [outcome('polset-1', '__proto__')]).problems).toEqual([]);
     expect(resolveOutcomes([proto], new Map(), [outcome('polset-1', 'constructor')]).problems).toContain(
       'outcome for policies that are not part of the check: guardrails/constructor',
+    );
+  });
+});
+
+describe('declaredPolicies: what versioned sets declare, as recorded at upload', () => {
+  const policy = (name: string, enforcementLevel: string) => ({
+    name,
+    enforcementLevel,
+    source: '',
+    query: `data.${name}.deny`,
+    description: '',
+  });
+  const withDeclaration = (kind: string, policies: ReturnType<typeof policy>[]): PolicySetSnapshot => ({
+    ...versioned,
+    kind,
+    declaration: { root: '', configPath: 'sentinel.hcl', policies, sentinelBlocksJson: '{}' },
+  });
+
+  it('takes names, levels and queries from the declaration; listed sets have none', () => {
+    const declared = declaredPolicies([
+      listed,
+      withDeclaration('kind_a', [policy('a', 'soft-mandatory'), policy('b', 'advisory')]),
+    ]);
+    expect([...declared.keys()]).toEqual(['polset-2']);
+    expect(declared.get('polset-2')).toEqual([
+      { name: 'a', enforcementLevel: 'soft-mandatory', query: 'data.a.deny', description: undefined },
+      { name: 'b', enforcementLevel: 'advisory', query: 'data.b.deny', description: undefined },
+    ]);
+  });
+
+  it('a version without a declaration, or with a level its kind lacks, is a problem, not a pass', () => {
+    expect(declaredPolicies([versioned]).get('polset-2')).toBe(UNDECLARED_VERSION);
+    expect(declaredPolicies([withDeclaration('kind_a', [policy('a', 'mandatory')])]).get('polset-2')).toBe(
+      'its archive declares policy a with enforcement level "mandatory"',
+    );
+    expect(declaredPolicies([withDeclaration('kind_b', [policy('a', 'mandatory')])]).get('polset-2')).toEqual(
+      [expect.objectContaining({ name: 'a', enforcementLevel: 'mandatory' })],
     );
   });
 });

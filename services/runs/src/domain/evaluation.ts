@@ -1,5 +1,5 @@
 import type { PolicyOutcome } from './aggregation.js';
-import { type EnforcementLevel, isEnforcementLevel } from './policy-check-status.js';
+import { ENFORCEMENT_LEVELS, type EnforcementLevel, isEnforcementLevel } from './policy-check-status.js';
 
 /** A policy as it applied when the plan finished. */
 export interface PolicySnapshot {
@@ -30,12 +30,80 @@ export interface PolicySetSnapshot {
   description?: string | undefined;
   /** `policy-tool-version`; absent or empty: latest. */
   toolVersion?: string | undefined;
+  /**
+   * Versioned sets: what the current version's archive declares, as storage read it at upload
+   * (policy-sets' snapshot, common.v1.ArchiveDeclaration). Absent for a version uploaded before
+   * declarations were recorded: nothing here reads archives, so its checks are errored.
+   */
+  declaration?: ArchiveDeclaration | undefined;
+}
+
+/** A policy block of an archive's configuration file, as storage recorded it. */
+export interface ArchivePolicy {
+  name: string;
+  /** The framework's word (advisory when the file gives none). */
+  enforcementLevel: string;
+  source: string;
+  query: string;
+  description: string;
+}
+
+/** What a version's archive declares (common.v1.ArchiveDeclaration). */
+export interface ArchiveDeclaration {
+  root: string;
+  configPath: string;
+  policies: ArchivePolicy[];
+  /** Sentinel: the configuration's other blocks as JSON, for the engine ('' for OPA). */
+  sentinelBlocksJson: string;
 }
 
 /** A policy an archive's configuration file declares, with its level (advisory when unset). */
 export interface DeclaredPolicy {
   name: string;
   enforcementLevel: EnforcementLevel;
+  query?: string | undefined;
+  description?: string | undefined;
+}
+
+/** Why a versioned set without a recorded declaration cannot be evaluated. */
+export const UNDECLARED_VERSION =
+  'its current version was uploaded before PolicyHub recorded what archives declare; upload the version again';
+
+/**
+ * The policies each versioned set's archive declares, from the declarations carried in the
+ * snapshot (read once, by storage, at upload): nothing here parses a configuration file. A set
+ * without one, or with a level its kind does not have, is a problem named per set: no verdict
+ * without evaluation.
+ */
+export function declaredPolicies(sets: readonly PolicySetSnapshot[]): DeclaredPolicies {
+  const declared = new Map<string, readonly DeclaredPolicy[] | string>();
+  for (const set of sets) {
+    if (!set.archiveObjectKey) continue;
+    if (!set.declaration) {
+      declared.set(set.id, UNDECLARED_VERSION);
+      continue;
+    }
+    const levels: readonly string[] = set.kind === 'kind_b' ? ['advisory', 'mandatory'] : ENFORCEMENT_LEVELS;
+    const unknown = set.declaration.policies.find((p) => !levels.includes(p.enforcementLevel));
+    if (unknown) {
+      declared.set(
+        set.id,
+        `its archive declares policy ${unknown.name} with enforcement level ${JSON.stringify(unknown.enforcementLevel)}`,
+      );
+      continue;
+    }
+    declared.set(
+      set.id,
+      set.declaration.policies.map((p) => ({
+        name: p.name,
+        // kind_b's `mandatory` is not a check level; evaluations map it (domain/task-stages.ts).
+        enforcementLevel: p.enforcementLevel as EnforcementLevel,
+        query: p.query || undefined,
+        description: p.description || undefined,
+      })),
+    );
+  }
+  return declared;
 }
 
 export interface ReportedOutcome {

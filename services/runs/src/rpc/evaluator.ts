@@ -142,4 +142,5 @@ const toEvaluationSet = (s: PolicySetSnapshot & { archive: ObjectInfo | undefine
   versionId: s.versionId || undefined,
   policiesPath: s.policiesPath || undefined,
   policyToolVersion: s.toolVersion || undefined,
+  declaration: s.declaration ?? null,
 });

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { archiveDirectory } from '@policyhub/archive-reader';
 import { MAX_DETAILS_BYTES, storableText, unstorableJson, unstorableText } from '@policyhub/db';
 import type { Queryable } from '@policyhub/db';
 import { conflict, invalidAttribute, notFound } from '@policyhub/errors';
@@ -8,10 +7,8 @@ import { lockRunAndCheck } from '../db/run-locks.js';
 import { type LeaseRow, PolicyCheckRepository, type PolicyCheckRow } from '../db/policy-check-repository.js';
 import { RunRepository, type RunRow } from '../db/run-repository.js';
 import { aggregateOutcomes } from '../domain/aggregation.js';
-import { declaredArchivePolicies } from '../archives/sentinel-archive.js';
 import {
-  type DeclaredPolicies,
-  type DeclaredPolicy,
+  declaredPolicies,
   type PolicySetSnapshot,
   type ReportedOutcome,
   resolveOutcomes,
@@ -191,7 +188,7 @@ export class EvaluatorUseCases {
       return { status: CHECK_STATUS.errored, errorMessage: message };
     }
     const sets = await this.checks.policySets(checkId);
-    const resolution = resolveOutcomes(sets, await this.declaredPolicies(sets), completion.outcomes);
+    const resolution = resolveOutcomes(sets, declaredPolicies(sets), completion.outcomes);
     if (resolution.problems.length > 0) {
       const message = `the evaluation does not cover the policies of the check: ${resolution.problems.join('; ')}`;
       const engineReport = completion.report?.trim()
@@ -226,33 +223,6 @@ export class EvaluatorUseCases {
         await moveRun(tx, run, await runStatusAfterCheckAndStage(tx, run, status));
     });
     return { status, errorMessage: undefined };
-  }
-
-  /**
-   * What each versioned set's archive declares (its sentinel.hcl's policy blocks), or why that
-   * cannot be known. Archives never change once stored, so answers are kept per key and path;
-   * storage being unreachable is not an answer (it throws, and the evaluator retries).
-   */
-  private async declaredPolicies(sets: readonly PolicySetSnapshot[]): Promise<DeclaredPolicies> {
-    const declared = new Map<string, readonly DeclaredPolicy[] | string>();
-    for (const set of sets) {
-      if (!set.archiveObjectKey) continue;
-      const policiesPath = archiveDirectory(set.policiesPath);
-      if (policiesPath === undefined) {
-        declared.set(set.id, `its policies-path ${JSON.stringify(set.policiesPath)} leaves the archive`);
-        continue;
-      }
-      const cacheKey = `${set.archiveObjectKey}\u0000${policiesPath}`;
-      let answer = declaredCache.get(cacheKey);
-      if (answer === undefined) {
-        answer = await declaredArchivePolicies(this.deps.objects.open(set.archiveObjectKey), policiesPath);
-        if (declaredCache.size >= DECLARED_CACHE_SIZE)
-          declaredCache.delete(declaredCache.keys().next().value!);
-        declaredCache.set(cacheKey, answer);
-      }
-      declared.set(set.id, answer);
-    }
-    return declared;
   }
 
   /** The evaluation could not be done: check → errored, run → errored. */
@@ -332,10 +302,6 @@ function lockedWithLease(
   if (!locked) throw notFound('RUNS_POLICY_CHECK_NOT_FOUND');
   return { run: locked.run, check: requireLease(locked.check, token) };
 }
-
-/** Declared policies per archive key and policies-path (archives are immutable once stored). */
-const declaredCache = new Map<string, readonly DeclaredPolicy[] | string>();
-const DECLARED_CACHE_SIZE = 512;
 
 const leaseOwner = (check: PolicyCheckRow) => check.lease_owner ?? 'anonymous';
 

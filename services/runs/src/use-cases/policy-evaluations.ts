@@ -1,17 +1,10 @@
-import { archiveDirectory } from '@policyhub/archive-reader';
 import type { Queryable } from '@policyhub/db';
 import { conflict, newId, notFound } from '@policyhub/errors';
-import { declaredArchivePolicies, declaredOpaArchivePolicies } from '../archives/sentinel-archive.js';
 import type { LeaseRow } from '../db/policy-check-repository.js';
 import { RunRepository, type RunRow } from '../db/run-repository.js';
 import { lockRunAndStage } from '../db/run-locks.js';
 import { type PolicyEvaluationRow, TaskStageRepository } from '../db/task-stage-repository.js';
-import {
-  type DeclaredPolicies,
-  type DeclaredPolicy,
-  type PolicySetSnapshot,
-  resolveOutcomes,
-} from '../domain/evaluation.js';
+import { declaredPolicies, type PolicySetSnapshot, resolveOutcomes } from '../domain/evaluation.js';
 import { MAX_CLAIMS } from '../domain/lease.js';
 import type { ObjectInfo } from '../domain/ports.js';
 import { RUN_STATUS, withStatusTimestamp } from '../domain/run-status.js';
@@ -162,7 +155,7 @@ export class PolicyEvaluationLeases {
   ): Promise<{ status: EvaluationStatus; errorMessage: string | undefined }> {
     requireLease(await this.stages.getEvaluation(id), token);
     const sets = await this.stages.policySets(id);
-    const declared = await this.declaredPolicies(sets);
+    const declared = declaredPolicies(sets);
     const resolution = resolveOutcomes(
       sets,
       declared,
@@ -182,9 +175,7 @@ export class PolicyEvaluationLeases {
     for (const set of sets) {
       for (const p of set.policies) known.set(`${set.id}\u0000${p.name}`, p);
       const fromArchive = declared.get(set.id);
-      if (Array.isArray(fromArchive))
-        for (const p of fromArchive as Array<DeclaredPolicy & { query?: string; description?: string }>)
-          known.set(`${set.id}\u0000${p.name}`, p);
+      if (Array.isArray(fromArchive)) for (const p of fromArchive) known.set(`${set.id}\u0000${p.name}`, p);
     }
     const setOutcomes: SetOutcome[] = sets.map((set) => {
       const outcomes: OutcomePolicy[] = resolution.outcomes
@@ -310,26 +301,6 @@ export class PolicyEvaluationLeases {
         taskStageId: stageId,
       });
     }
-  }
-
-  /** What each versioned set's archive declares, or why that cannot be known. */
-  private async declaredPolicies(sets: readonly PolicySetSnapshot[]): Promise<DeclaredPolicies> {
-    const declared = new Map<string, readonly DeclaredPolicy[] | string>();
-    for (const set of sets) {
-      if (!set.archiveObjectKey) continue;
-      const policiesPath = archiveDirectory(set.policiesPath);
-      if (policiesPath === undefined) {
-        declared.set(set.id, `its policies-path ${JSON.stringify(set.policiesPath)} leaves the archive`);
-        continue;
-      }
-      const key = set.archiveObjectKey;
-      const answer =
-        set.kind === 'kind_b'
-          ? await declaredOpaArchivePolicies(() => this.deps.objects.open(key), policiesPath)
-          : await declaredArchivePolicies(this.deps.objects.open(key), policiesPath);
-      declared.set(set.id, answer as readonly DeclaredPolicy[] | string);
-    }
-    return declared;
   }
 }
 

@@ -48,6 +48,8 @@ export class FakePolicySets implements PolicySetSource {
 export class FakeObjects implements ObjectStore {
   readonly objects = new Map<string, Buffer>();
   readonly deletedPrefixes: string[] = [];
+  /** Every key opened, in order (what runs read of stored objects). */
+  readonly opened: string[] = [];
 
   async put(key: string, bytes: Buffer) {
     this.objects.set(key, Buffer.from(bytes));
@@ -67,6 +69,7 @@ export class FakeObjects implements ObjectStore {
   }
 
   async *open(key: string) {
+    this.opened.push(key);
     const bytes = this.objects.get(key);
     if (!bytes) throw notFound('RUNS_OBJECT_NOT_FOUND');
     for (let offset = 0; offset < bytes.length; offset += 64 * 1024)

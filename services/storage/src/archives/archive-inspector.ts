@@ -3,11 +3,12 @@ import { createGunzip, type Gunzip } from 'node:zlib';
 import tar from 'tar-stream';
 import { type ArchiveRejection, quotePath, rejection } from '../domain/archive-rejections.js';
 import {
+  type ArchiveDeclaration,
   type ArchiveLayout,
-  checkLayout,
   configPaths,
   MAX_CONFIG_BYTES,
   type ParseHcl,
+  readLayout,
 } from '../domain/archive-layouts.js';
 import { ArchiveRules } from '../domain/archive-rules.js';
 import { TarHeaderScanner } from '../domain/tar-header-scanner.js';
@@ -16,7 +17,13 @@ import type { ManifestEntry } from '../domain/upload-outcomes.js';
 import { parseHcl as defaultParseHcl } from './parse-hcl.js';
 
 export type Inspection =
-  | { ok: true; sizeBytes: number; files: ManifestEntry[] }
+  | {
+      ok: true;
+      sizeBytes: number;
+      files: ManifestEntry[];
+      /** What the layout's configuration file declares; undefined when no layout was required. */
+      declaration: ArchiveDeclaration | undefined;
+    }
   | { ok: false; sizeBytes: number; rejection: ArchiveRejection };
 
 const GZIP_MAGIC = [0x1f, 0x8b];
@@ -104,18 +111,18 @@ export class ArchiveInspector {
       else this.gunzip.end();
     }
     await this.settled;
-    const verdict =
-      this.failure ??
-      this.rules.finish() ??
-      (await checkLayout(
-        { ...this.layout, configs: this.configs, entries: this.entryPaths },
-        this.layout.parseHcl ?? defaultParseHcl,
-      ));
-    if (verdict) {
-      this.failure ??= verdict;
-      return { ok: false, sizeBytes: this.sizeBytes, rejection: verdict };
+    const problem = this.failure ?? this.rules.finish();
+    const verdict = problem
+      ? { ok: false as const, rejection: problem }
+      : await readLayout(
+          { ...this.layout, configs: this.configs, entries: this.entryPaths },
+          this.layout.parseHcl ?? defaultParseHcl,
+        );
+    if (!verdict.ok) {
+      this.failure ??= verdict.rejection;
+      return { ok: false, sizeBytes: this.sizeBytes, rejection: verdict.rejection };
     }
-    return { ok: true, sizeBytes: this.sizeBytes, files: this.files };
+    return { ok: true, sizeBytes: this.sizeBytes, files: this.files, declaration: verdict.declaration };
   }
 
   /** Stops everything (the upload was cancelled); finish() must not be called afterwards. */

@@ -72,23 +72,67 @@ class LayoutError extends Error {
   }
 }
 
+/** A `policy` block of the configuration file, as the archive's version carries it from upload on. */
+export interface DeclaredPolicy {
+  name: string;
+  /** The framework's word; a block without `enforcement_level` is advisory (both frameworks' default). */
+  enforcementLevel: string;
+  /** Sentinel: `source` as written (the layout requires one). '' for OPA. */
+  source: string;
+  /** OPA: the query naming the rule that decides, trimmed. '' for Sentinel. */
+  query: string;
+  /** OPA: the description ('' when none). */
+  description: string;
+}
+
+/**
+ * What the archive's configuration file declares: read once, here, while the upload is checked,
+ * and carried with the version (storage.upload-completed → policy-sets → the applicable-set
+ * snapshot → runs and the evaluator), which never parse the file again.
+ */
+export interface ArchiveDeclaration {
+  /** The layout root ('' = the archive's root). */
+  root: string;
+  /** The configuration file read, as an archive path. */
+  configPath: string;
+  policies: DeclaredPolicy[];
+  /**
+   * Sentinel: the file's other blocks (module, import, param, mock, global, sentinel; test blocks
+   * left out) in hcl2json's shape, which the engine's configuration is built from. Undefined for OPA.
+   */
+  sentinelBlocks: Record<string, unknown> | undefined;
+}
+
+export type LayoutVerdict =
+  | { ok: true; declaration: ArchiveDeclaration | undefined }
+  | { ok: false; rejection: ArchiveRejection };
+
+/**
+ * Checks the archive against its required layout and reads what its configuration file declares:
+ * the one parser of policy set configuration files. No layout required: nothing is read.
+ */
+export async function readLayout(input: LayoutInput, parseHcl: ParseHcl): Promise<LayoutVerdict> {
+  if (input.layout === '') return { ok: true, declaration: undefined };
+  try {
+    const declaration =
+      input.layout === 'sentinel' ? await checkSentinel(input, parseHcl) : await checkOpa(input, parseHcl);
+    return { ok: true, declaration };
+  } catch (err) {
+    if (err instanceof LayoutError) return { ok: false, rejection: rejection(err.code, err.message) };
+    throw err;
+  }
+}
+
 /** Checks the archive against its required layout; undefined when it conforms (or none is required). */
 export async function checkLayout(
   input: LayoutInput,
   parseHcl: ParseHcl,
 ): Promise<ArchiveRejection | undefined> {
-  if (input.layout === '') return undefined;
-  try {
-    if (input.layout === 'sentinel') await checkSentinel(input, parseHcl);
-    else await checkOpa(input, parseHcl);
-    return undefined;
-  } catch (err) {
-    if (err instanceof LayoutError) return rejection(err.code, err.message);
-    throw err;
-  }
+  const verdict = await readLayout(input, parseHcl);
+  return verdict.ok ? undefined : verdict.rejection;
 }
 
-async function checkSentinel(input: LayoutInput, parseHcl: ParseHcl) {
+async function checkSentinel(input: LayoutInput, parseHcl: ParseHcl): Promise<ArchiveDeclaration> {
   const [path] = configPaths('sentinel', input.root) as [string];
   const config = await readConfig(input, path, parseHcl);
   const fail = (message: string, code: ArchiveRejectionCode = 'STORAGE_ARCHIVE_CONFIG_INVALID') => {
@@ -105,12 +149,20 @@ async function checkSentinel(input: LayoutInput, parseHcl: ParseHcl) {
 
   const policies = namedBlocks(config, 'policy', fail);
   if (policies.length === 0) fail('declares no policy');
+  const declared: DeclaredPolicy[] = [];
   for (const [name, body] of policies) {
     const what = `policy ${quotePath(name)}`;
     source(what, body);
-    checkLevel(body, SENTINEL_LEVELS, what, fail);
+    const enforcementLevel = checkLevel(body, SENTINEL_LEVELS, what, fail);
     const params = body.get('params');
     if (params !== undefined && !isObject(params)) fail(`${what} has params that are not an object`);
+    declared.push({
+      name,
+      enforcementLevel,
+      source: body.get('source') as string,
+      query: '',
+      description: '',
+    });
   }
   for (const [name, body] of namedBlocks(config, 'module', fail)) source(`module ${quotePath(name)}`, body);
   namedBlocks(config, 'param', fail);
@@ -134,9 +186,12 @@ async function checkSentinel(input: LayoutInput, parseHcl: ParseHcl) {
       }
     }
   }
+  const sentinelBlocks: Record<string, unknown> = Object.create(null);
+  for (const [key, value] of config) if (key !== 'policy' && key !== 'test') sentinelBlocks[key] = value;
+  return { root: input.root, configPath: path, policies: declared, sentinelBlocks };
 }
 
-async function checkOpa(input: LayoutInput, parseHcl: ParseHcl) {
+async function checkOpa(input: LayoutInput, parseHcl: ParseHcl): Promise<ArchiveDeclaration> {
   const paths = configPaths('opa', input.root);
   const path = paths.find((p) => input.configs.has(p)) ?? paths[0]!;
   const config = await readConfig(input, path, parseHcl, paths);
@@ -148,6 +203,7 @@ async function checkOpa(input: LayoutInput, parseHcl: ParseHcl) {
   }
   const policies = namedBlocks(config, 'policy', fail);
   if (policies.length === 0) fail('declares no policy');
+  const declared: DeclaredPolicy[] = [];
   for (const [name, body] of policies) {
     const what = `policy ${quotePath(name)}`;
     const query = body.get('query');
@@ -157,10 +213,17 @@ async function checkOpa(input: LayoutInput, parseHcl: ParseHcl) {
         `${what} query must be a literal string that starts with "data." (for example "data.terraform.policies.${name}.deny")`,
       );
     }
-    checkLevel(body, OPA_LEVELS, what, fail);
+    const enforcementLevel = checkLevel(body, OPA_LEVELS, what, fail);
     const description = body.get('description');
     if (description !== undefined && typeof description !== 'string')
       fail(`${what} description must be a string`);
+    declared.push({
+      name,
+      enforcementLevel,
+      source: '',
+      query: (query as string).trim(),
+      description: (description as string | undefined) ?? '',
+    });
   }
   const prefix = input.root === '' ? '' : `${input.root}/`;
   const hasRego = [...input.entries].some((e) => e.startsWith(prefix) && e.endsWith('.rego'));
@@ -170,6 +233,7 @@ async function checkOpa(input: LayoutInput, parseHcl: ParseHcl) {
       `the archive has no .rego files${input.root === '' ? '' : ` in ${quotePath(input.root)}`}`,
     );
   }
+  return { root: input.root, configPath: path, policies: declared, sentinelBlocks: undefined };
 }
 
 /** The parsed configuration file as a Map (user-chosen names never touch Object.prototype). */
@@ -226,18 +290,20 @@ function blockBodies(value: unknown, what: string, fail: (m: string) => never): 
   });
 }
 
+/** The block's enforcement level: advisory when unset (both frameworks' default). */
 function checkLevel(
   body: Map<string, unknown>,
   levels: Set<string>,
   what: string,
   fail: (m: string) => never,
-) {
+): string {
   const level = body.get('enforcement_level');
   if (level !== undefined && (typeof level !== 'string' || !levels.has(level))) {
     fail(
       `${what} has enforcement_level ${quotePath(String(level))}; use ${[...levels].map((l) => `"${l}"`).join(', ')}`,
     );
   }
+  return (level as string | undefined) ?? 'advisory';
 }
 
 /** A `source` must be a literal relative path to a file of the archive, inside the layout's root. */
@@ -274,13 +340,23 @@ function checkSource(
   if (!input.entries.has(resolved)) fail(`${shown} is not in the archive`, 'STORAGE_ARCHIVE_SOURCE_MISSING');
 }
 
-/** HCL's JSON syntax allows a single block body where native syntax gives a list. */
+/**
+ * HCL's JSON syntax allows a single block body where native syntax gives a list, and a list of
+ * labelled objects (`"policy": [{"a": {…}}, {"b": {…}}]`) where it gives one object; both become
+ * native syntax's shape (a name given twice stays two bodies, which is refused as a repeat).
+ */
 function normaliseJsonSyntax(value: unknown): unknown {
   if (!isObject(value) || Array.isArray(value)) return value;
   const policy = (value as Record<string, unknown>).policy;
-  if (!isObject(policy) || Array.isArray(policy)) return value;
-  const named = Object.create(null) as Record<string, unknown>;
-  for (const [name, body] of entries(policy)) named[name] = Array.isArray(body) ? body : [body];
+  if (!isObject(policy)) return value;
+  const labelled = Array.isArray(policy) ? policy : [policy];
+  if (!labelled.every((l) => isObject(l) && !Array.isArray(l))) return value;
+  const named = Object.create(null) as Record<string, unknown[]>;
+  for (const blocks of labelled) {
+    for (const [name, body] of entries(blocks as object)) {
+      named[name] = [...(named[name] ?? []), ...(Array.isArray(body) ? body : [body])];
+    }
+  }
   return { ...(value as object), policy: named };
 }
 

@@ -1,3 +1,4 @@
+import type { ArchiveDeclaration } from './archive-layouts.js';
 import type { ArchiveRejection } from './archive-rejections.js';
 
 /** One regular file of an accepted archive, as the manifest lists it. */
@@ -9,7 +10,14 @@ export interface ManifestEntry {
 
 /** How an upload session ended: its archive accepted (with the manifest) or rejected, or expired unused. */
 export type UploadOutcome =
-  | { ok: true; sizeBytes: number; sha256: string; files: ManifestEntry[] }
+  | {
+      ok: true;
+      sizeBytes: number;
+      sha256: string;
+      files: ManifestEntry[];
+      /** What the required layout's configuration file declares (undefined: no layout). */
+      declaration?: ArchiveDeclaration | undefined;
+    }
   | {
       ok: false;
       sizeBytes: number;

@@ -1,6 +1,7 @@
 import type { Queryable } from '@policyhub/db';
-import { type storageV1, uploadOwnerKind } from '@policyhub/contracts';
+import { type commonV1, type storageV1, uploadOwnerKind } from '@policyhub/contracts';
 import { enqueueEvent, TOPICS } from '@policyhub/events';
+import type { ArchiveDeclaration } from '../domain/archive-layouts.js';
 import type { UploadOutcome } from '../domain/upload-outcomes.js';
 import type { UploadSession } from '../domain/upload-sessions.js';
 
@@ -21,7 +22,21 @@ export function enqueueUploadCompleted(tx: Queryable, session: UploadSession, ou
     sizeBytes: outcome.sizeBytes,
   };
   const event: Omit<storageV1.UploadCompleted, 'eventId' | 'occurredAt'> = outcome.ok
-    ? { ...common, objectKey: session.objectKey, sha256: outcome.sha256, files: outcome.files }
+    ? {
+        ...common,
+        objectKey: session.objectKey,
+        sha256: outcome.sha256,
+        files: outcome.files,
+        declaration: outcome.declaration ? declarationMessage(outcome.declaration) : null,
+      }
     : { ...common, errorCode: outcome.rejection.code, errorMessage: outcome.rejection.message };
   return enqueueEvent(tx, TOPICS.uploadCompleted, session.ownerId, event);
 }
+
+/** The declaration as the event carries it (common.v1.ArchiveDeclaration). */
+export const declarationMessage = (d: ArchiveDeclaration): commonV1.ArchiveDeclaration => ({
+  root: d.root,
+  configPath: d.configPath,
+  policies: d.policies.map((p) => ({ ...p })),
+  sentinelBlocksJson: d.sentinelBlocks ? JSON.stringify(d.sentinelBlocks) : '',
+});
