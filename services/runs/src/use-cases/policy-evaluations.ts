@@ -30,6 +30,7 @@ import {
   sumCounts,
 } from '../domain/task-stages.js';
 import type { Deps } from '../deps.js';
+import { type EngineParameters, engineParameters } from './set-parameters.js';
 import { moveRun, recordRunEvent } from './transitions.js';
 
 /*
@@ -53,7 +54,7 @@ export interface ReportedEvaluationOutcome {
 
 export interface PolicyEvaluationInput {
   evaluation: PolicyEvaluationRow;
-  policySets: Array<PolicySetSnapshot & { archive: ObjectInfo | undefined }>;
+  policySets: Array<PolicySetSnapshot & { archive: ObjectInfo | undefined; parameters: EngineParameters }>;
   plan: ObjectInfo;
   run: RunRow;
 }
@@ -145,6 +146,12 @@ export class PolicyEvaluationLeases {
         `the archive of policy set ${missing.name} is gone; the evaluation cannot be done`,
       );
     }
+    // Agent-mode kind_a sets get their parameters as checks do (one pipeline, set-parameters.ts).
+    const parametersOf = await engineParameters(
+      this.deps.policySets,
+      { name: evaluation.organization, id: evaluation.organization_id },
+      sets,
+    );
     return {
       evaluation,
       run,
@@ -152,6 +159,7 @@ export class PolicyEvaluationLeases {
       policySets: sets.map((s) => ({
         ...s,
         archive: s.archiveObjectKey ? found.get(s.archiveObjectKey) : undefined,
+        parameters: parametersOf(s.id),
       })),
     };
   }
