@@ -15,6 +15,7 @@ import { kindsOf, type PreparedCheck, prepareCheck } from './check-input.js';
 import { type CheckEvaluation, evaluateCheck, missingEngine } from './evaluate-check.js';
 import type { EngineRegistry } from './engines/registry.js';
 import { reportable, reportableFailure } from './reportable.js';
+import { maskEvaluation, sensitiveValues } from './secrets.js';
 
 export interface WorkerOptions {
   runsAddress: string;
@@ -163,7 +164,7 @@ export class EvaluatorWorker {
         input = await this.client.GetPolicyCheckInput(ref);
       } catch (err) {
         const remote = readServiceError(err);
-        if (remote.code !== 'RUNS_PLAN_MISSING' && remote.code !== 'RUNS_POLICY_ARCHIVE_MISSING') throw err;
+        if (!INPUT_GONE.has(remote.code ?? '')) throw err;
         // Nothing can bring the input back: decide now rather than after five leases.
         const message = remote.items.map((i) => i.detail ?? i.title).join('; ') || remote.details;
         log.warn({ error: message }, `the ${subject} cannot be evaluated; reporting it as errored`);
@@ -172,7 +173,11 @@ export class EvaluatorWorker {
       }
       workDir = await mkdtemp(join(this.options.workRoot ?? tmpdir(), 'policyhub-check-'));
       const started = Date.now();
-      const outcome = await this.runEngines(input, ref, workDir, lost.signal);
+      // Sensitive parameter values are masked in everything reported or logged from here on.
+      const outcome = maskEvaluation(
+        await this.runEngines(input, ref, workDir, lost.signal),
+        sensitiveValues(input),
+      );
       const durationMs = Date.now() - started;
       if (lost.signal.aborted) {
         log.warn('lease lost while the engine ran; leaving the check to its new holder');
@@ -325,6 +330,16 @@ export class EvaluatorWorker {
     });
   }
 }
+
+/**
+ * Input errors nothing will cure: the check is reported errored at once rather than after every
+ * lease (a plan or archive gone from storage; a sensitive parameter policy-sets cannot decrypt).
+ */
+const INPUT_GONE = new Set([
+  'RUNS_PLAN_MISSING',
+  'RUNS_POLICY_ARCHIVE_MISSING',
+  'POLICY_SETS_PARAMETER_UNREADABLE',
+]);
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {

@@ -168,6 +168,68 @@ describe('evaluator worker', () => {
     );
   });
 
+  it('masks sensitive parameter values in everything it reports and logs; plain ones stay', async () => {
+    const SECRET = 'tok-91c4e7-never-shown';
+    const withParameters = {
+      ...individual(),
+      parameters: { region: 'eu-west-1', token: SECRET, quoted: '"quoted-secret"', pin: '42' },
+      sensitiveParameters: ['token', 'quoted', 'pin'],
+    };
+    // An engine that prints every parameter it was given: in the output, the details, an error.
+    const PRINTING = `
+      const request = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+      const shown = (s) => Object.entries(s.parameters).map(([k, v]) => k + '=' + JSON.parse(JSON.stringify(v)) + ' ' + (v.startsWith('"') ? JSON.parse(v) : ''));
+      if (process.env.CRASH_WITH_PARAMS || request.policy_sets[0].parameters.crash) {
+        process.stderr.write('engine failed with ' + shown(request.policy_sets[0]).join(', '));
+        process.exit(3);
+      }
+      const policies = request.policy_sets.flatMap((s) => s.policies.map((p) => ({
+        policy_set_id: s.id, policy: p.name, passed: false, output: shown(s) })));
+      process.stdout.write(JSON.stringify({ policies, details: { given: request.policy_sets[0].parameters } }));
+    `;
+    startWorker(engine(PRINTING));
+    const request = completed(await runs.decided(queue({ plan, sets: [withParameters] })));
+    const sent = JSON.stringify(request);
+    expect(sent).not.toContain(SECRET);
+    expect(sent).not.toContain('quoted-secret');
+    expect(request.outcomes[0]!.output).toEqual([
+      'region=eu-west-1 ',
+      'token=*** ',
+      'quoted=*** ***',
+      // Values under four characters are not masked (they would mask half of a report).
+      'pin=42 ',
+    ]);
+    expect(JSON.parse(request.engineDetailsJson!)).toEqual({
+      given: { region: 'eu-west-1', token: '***', quoted: '***', pin: '42' },
+    });
+    expect(request.report).toContain('token=***');
+
+    const crashing = queue({
+      plan,
+      sets: [{ ...withParameters, parameters: { ...withParameters.parameters, crash: 'yes' } }],
+    });
+    const failure = failed(await runs.decided(crashing));
+    expect(failure.report).toContain('engine failed with region=eu-west-1');
+    expect(JSON.stringify(failure)).not.toContain(SECRET);
+    expect(JSON.stringify(log)).not.toContain(SECRET);
+  });
+
+  it('errors a check at once when a sensitive parameter of its sets cannot be decrypted', async () => {
+    startWorker(engine(FAIL_EVERYTHING));
+    const id = queue({
+      plan,
+      sets: [individual()],
+      inputError: conflict(
+        'POLICY_SETS_PARAMETER_UNREADABLE',
+        'parameter token (var-1) of policy set polset-a cannot be decrypted: sealed with key old, which is not configured',
+      ),
+    });
+    expect(failed(await runs.decided(id)).errorMessage).toMatch(
+      /^parameter token \(var-1\) .* cannot be decrypted/,
+    );
+    expect(runs.claims.filter((c) => c.checkId === id)).toHaveLength(1);
+  });
+
   it('reports nothing for a check whose lease was lost while its engine ran', async () => {
     // The engine waits until the test has taken the lease away, then answers.
     startWorker(engine(`setTimeout(() => { ${FAIL_EVERYTHING} }, 1500)`));

@@ -33,8 +33,17 @@ const applicableParameters = async () => {
   return res.policySets.map((s) => ({ id: s.id, parameters: s.parameters }));
 };
 
+const parameterValues = async (policySetIds: string[], organizationId = `org-id-${ORG}`) =>
+  (
+    await h.clients.applicable.GetPolicySetParameterValues({
+      organization: ORG,
+      organizationId,
+      policySetIds,
+    })
+  ).policySets;
+
 describe('policy set parameters', () => {
-  it('reach the sets that apply to a run, sensitive values opened for the engine only', async () => {
+  it('reach the sets that apply to a run as keys; values, sensitive ones opened, only when asked for by set', async () => {
     const set = (
       await h.clients.policySets.CreatePolicySet({ organization: ORG, name: 'params', global: true }, as)
     ).policySet!;
@@ -54,10 +63,23 @@ describe('policy set parameters', () => {
         id: set.id,
         parameters: [
           { key: 'region', value: 'eu', sensitive: false },
-          { key: 'token', value: SECRET, sensitive: true },
+          { key: 'token', value: '', sensitive: true },
         ],
       },
     ]);
+    const values = [
+      {
+        policySetId: set.id,
+        parameters: [
+          { key: 'region', value: 'eu', sensitive: false },
+          { key: 'token', value: SECRET, sensitive: true },
+        ],
+      },
+    ];
+    expect(await parameterValues([set.id, 'polset-unknown'])).toEqual(values);
+    // Another organization's id (a re-created organization of the same name) gets nothing.
+    expect(await parameterValues([set.id], 'org-id-other')).toEqual([]);
+    expect(await parameterValues([])).toEqual([]);
 
     // At rest: the sensitive row holds only the sealed form, bound to its id.
     const { rows } = await h.service.db.query<{ value: string | null; sealed_value: string | null }>(
@@ -81,6 +103,11 @@ describe('policy set parameters', () => {
     expect(renamed).toMatchObject({ key: 'api-token', sensitive: true });
     expect(renamed.value).toBeUndefined();
     expect((await applicableParameters())[0]!.parameters[1]).toEqual({
+      key: 'api-token',
+      value: '',
+      sensitive: true,
+    });
+    expect((await parameterValues([set.id]))[0]!.parameters[1]).toEqual({
       key: 'api-token',
       value: SECRET,
       sensitive: true,

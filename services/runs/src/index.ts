@@ -5,5 +5,11 @@ export {
   runsProcessConfigShape,
   type RunsOptions,
 } from './service.js';
-export type { ObjectStore, PolicySetSource, WorkspaceDirectory, WorkspaceInfo } from './domain/ports.js';
+export type {
+  ObjectStore,
+  PolicySetSource,
+  SetParameter,
+  WorkspaceDirectory,
+  WorkspaceInfo,
+} from './domain/ports.js';
 export type { PolicySetSnapshot } from './domain/evaluation.js';

@@ -147,6 +147,43 @@ describe('runs service: policy checks and the evaluator protocol', () => {
     expect(wrong).toMatchObject({ status: grpc.status.FAILED_PRECONDITION, code: 'RUNS_LEASE_LOST' });
   });
 
+  it("hands the evaluator the set's current parameters, read at input time and stored nowhere", async () => {
+    const secret = 'tok-7f3a9c-sensitive';
+    const { runId, checkId, setId } = await checkedRun([['params', 'hard-mandatory']]);
+    // Set after the plan finished: what counts is what the set holds when the input is read.
+    h.policySets.parameters.set(setId, [
+      { key: 'region', value: 'eu-west-1', sensitive: false },
+      { key: 'token', value: secret, sensitive: true },
+    ]);
+    const lease = await claim(checkId);
+    const input = await h.evaluator.GetPolicyCheckInput({
+      policyCheckId: checkId,
+      leaseToken: lease.leaseToken,
+    });
+    expect(input.policySets[0]).toMatchObject({
+      id: setId,
+      parameters: { region: 'eu-west-1', token: secret },
+      sensitiveParameters: ['token'],
+    });
+    expect(h.policySets.parameterCalls.at(-1)).toEqual({ organization: 'acme', policySetIds: [setId] });
+    // Nothing of them in runs' tables (the check's snapshot included).
+    const { rows } = await h.service.db.query<{ n: number }>(
+      `SELECT (SELECT count(*) FROM policy_checks x WHERE strpos(x::text, $1) > 0)
+            + (SELECT count(*) FROM runs x WHERE strpos(x::text, $1) > 0)
+            + (SELECT count(*) FROM run_events x WHERE strpos(x::text, $1) > 0)
+            + (SELECT count(*) FROM outbox x WHERE strpos(x::text, $1) > 0) AS n`,
+      [secret],
+    );
+    expect(Number(rows[0]!.n)).toBe(0);
+    const { rows: snapshot } = await h.service.db.query<{ policy_sets: unknown }>(
+      'SELECT policy_sets FROM policy_checks WHERE id = $1',
+      [checkId],
+    );
+    expect(JSON.stringify(snapshot[0]!.policy_sets)).not.toContain('eu-west-1');
+    await h.evaluator.FailPolicyCheck({ policyCheckId: checkId, leaseToken: lease.leaseToken });
+    expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('RUN_STATUS_ERRORED');
+  });
+
   it('all passing → passed, run policy_checked, with counts and a non-empty engine hash', async () => {
     const { status, check, run } = await evaluate([
       ['a', 'hard-mandatory', true],

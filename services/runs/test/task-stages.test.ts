@@ -1,4 +1,4 @@
-import { type commonV1, decodeMessage } from '@policyhub/contracts';
+import { type commonV1, decodeMessage, type runsV1 } from '@policyhub/contracts';
 import type { PolicySetSnapshot } from '@policyhub/runs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policySet } from './support/fakes.js';
@@ -78,6 +78,35 @@ describe('runs service: task stages and policy evaluations', () => {
       'EVALUATION_POLICY_KIND_A',
       'EVALUATION_POLICY_KIND_B',
     ]);
+  });
+
+  it('gives agent-mode kind_a sets their parameters in the evaluation input, as checks get them; kind_b sets none', async () => {
+    const agent = { ...policySet('ps-agent-params', [['s', 'soft-mandatory']]), agentEnabled: true };
+    const opa = opaSet('ps-b-params', [['d', 'advisory']]);
+    h.policySets.parameters.set(agent.id, [{ key: 'token', value: 'agent-secret-1', sensitive: true }]);
+    h.policySets.parameters.set(opa.id, [{ key: 'ignored', value: 'x', sensitive: false }]);
+    const run = await plannedRun([agent, opa]);
+    const { taskStage } = await h.stages.GetTaskStage({ id: run.taskStageIds[0]! }, owner('acme'));
+    const inputs = new Map<string, runsV1.GetPolicyCheckInputResponse__Output>();
+    for (const evaluationId of taskStage!.policyEvaluationIds) {
+      const lease = await claimEvaluation(evaluationId);
+      inputs.set(
+        evaluationId,
+        await h.evaluator.GetPolicyCheckInput({ policyCheckId: evaluationId, leaseToken: lease.leaseToken }),
+      );
+      await h.evaluator.FailPolicyCheck({ policyCheckId: evaluationId, leaseToken: lease.leaseToken });
+    }
+    const sets = [...inputs.values()].flatMap((i) => i.policySets);
+    expect(sets.find((s) => s.id === agent.id)).toMatchObject({
+      parameters: { token: 'agent-secret-1' },
+      sensitiveParameters: ['token'],
+    });
+    expect(sets.find((s) => s.id === opa.id)).toMatchObject({ parameters: {}, sensitiveParameters: [] });
+    const { rows } = await h.service.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM policy_evaluations x WHERE strpos(x::text, $1) > 0',
+      ['agent-secret-1'],
+    );
+    expect(rows[0]!.n).toBe(0);
   });
 
   it('creates no stage when only kind_a sets outside agents apply, and hides stages from outsiders', async () => {

@@ -33,6 +33,8 @@ export interface QueuedSet {
   name: string;
   kind?: Kind;
   parameters?: Record<string, string>;
+  /** Keys of `parameters` whose values are sensitive. */
+  sensitiveParameters?: string[];
   policies?: Array<{ id: string; name: string; enforcementLevel: Level; code?: string }>;
   /** A versioned set's tar.gz. */
   archive?: Buffer;
@@ -190,6 +192,7 @@ export class FakeRuns {
             name: s.name,
             kind: s.kind ?? 'EVALUATION_POLICY_KIND_A',
             parameters: s.parameters ?? {},
+            sensitiveParameters: s.sensitiveParameters ?? [],
             policies: (s.policies ?? []).map((p) => ({ ...p, code: p.code })),
             archive: s.archive ? reference(`archive/${check.id}/${s.id}`) : null,
             versionId: s.archive ? `polsetver-${s.id}` : undefined,

@@ -1,4 +1,5 @@
 import type { Queryable } from '@policyhub/db';
+import { inOrganization, type OrganizationRef } from './organization-scope.js';
 
 /** A parameter row: `value` for a plain one, `sealed_value` for a sensitive one (never both). */
 export interface ParameterRow {
@@ -67,6 +68,27 @@ export class PolicySetParameterRepository {
       [id, policySetId],
     );
     return (rowCount ?? 0) > 0;
+  }
+
+  /**
+   * The parameters of the given sets of one organization, in creation order (sets of another
+   * organization, and unknown ids, have none here).
+   */
+  async ofSets(
+    organization: OrganizationRef,
+    policySetIds: readonly string[],
+  ): Promise<
+    Array<Pick<ParameterRow, 'id' | 'policy_set_id' | 'key' | 'value' | 'sealed_value' | 'sensitive'>>
+  > {
+    if (policySetIds.length === 0) return [];
+    const { rows } = await this.db.query<ParameterRow>(
+      `SELECT a.id, a.policy_set_id, a.key, a.value, a.sealed_value, a.sensitive
+         FROM policy_set_parameters a JOIN policy_sets ps ON ps.id = a.policy_set_id
+        WHERE a.policy_set_id = ANY($3) AND ${inOrganization('ps', 1, 2)}
+        ORDER BY a.policy_set_id, a.position`,
+      [organization.id, organization.name, policySetIds],
+    );
+    return rows;
   }
 
   /** Values not sealed with `currentKeyId`, by id after `afterId` (keyset pages). */

@@ -41,5 +41,12 @@ export function applicablePolicySetHandlers(
         })),
       };
     },
+    async GetPolicySetParameterValues(req) {
+      const sets = await applicable.parameterValues(
+        { name: req.organization, id: req.organizationId ?? null },
+        req.policySetIds,
+      );
+      return { policySets: sets };
+    },
   };
 }

@@ -34,6 +34,25 @@ export function grpcPolicySetSource(
       }
       return res.policySets.map(toSnapshot);
     },
+    async parameterValues(organization, policySetIds) {
+      if (policySetIds.length === 0) return new Map();
+      let res: policysetsV1.GetPolicySetParameterValuesResponse__Output;
+      try {
+        res = await client.GetPolicySetParameterValues({
+          organization: organization.name,
+          organizationId: organization.id ?? undefined,
+          policySetIds: [...policySetIds],
+        });
+      } catch (err) {
+        return dependencyFailure('policy-sets', err);
+      }
+      return new Map(
+        res.policySets.map((s) => [
+          s.policySetId,
+          s.parameters.map((p) => ({ key: p.key, value: p.value, sensitive: p.sensitive })),
+        ]),
+      );
+    },
     close: () => client.close(),
   };
 }
@@ -43,9 +62,8 @@ function toSnapshot(s: policysetsV1.ApplicablePolicySet__Output): PolicySetSnaps
     id: s.id,
     name: s.name,
     kind: policyKind.toWord(s.kind),
-    // Not taken yet: `s.parameters` holds them (sensitive ones decrypted), and this snapshot is
-    // stored in the clear with the check, where sensitive values must not be.
-    parameters: {},
+    // `s.parameters` is left out: the snapshot is stored with the check, and the evaluator gets
+    // the values (parameterValues) when it reads the input.
     policies: s.policies.map((p) => ({
       id: p.id,
       name: p.name,

@@ -10,7 +10,6 @@ const listed: PolicySetSnapshot = {
   id: 'polset-1',
   name: 'guardrails',
   kind: 'kind_a',
-  parameters: {},
   policies: [{ id: 'pol-1', name: 'no-s3', enforcementLevel: 'soft-mandatory', code: '' }],
   archiveObjectKey: '',
   versionId: '',

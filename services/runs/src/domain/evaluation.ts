@@ -17,7 +17,8 @@ export interface PolicySetSnapshot {
   id: string;
   name: string;
   kind: string;
-  parameters: Record<string, string>;
+  // No parameters: their values are read from policy-sets when an evaluator asks for the input,
+  // and never stored here (sensitive ones must not be; docs/adr/0055).
   policies: PolicySnapshot[];
   /** Storage key of the current version's archive (versioned sets); empty otherwise. */
   archiveObjectKey: string;

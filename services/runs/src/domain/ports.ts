@@ -16,9 +16,25 @@ export interface WorkspaceDirectory {
   getWorkspace(id: string): Promise<WorkspaceInfo | undefined>;
 }
 
+/** A policy set parameter as policy-sets answers it for the engine (sensitive values opened). */
+export interface SetParameter {
+  key: string;
+  value: string;
+  sensitive: boolean;
+}
+
 export interface PolicySetSource {
   /** The sets of every kind that apply to the workspace now, as snapshots for a check or a stage. */
   applicableSets(workspace: WorkspaceInfo): Promise<PolicySetSnapshot[]>;
+  /**
+   * The current parameters of these sets of the organization, by set id (a set that no longer
+   * exists has none), sensitive values opened: for the evaluator's input only, never stored or
+   * logged (docs/adr/0055).
+   */
+  parameterValues(
+    organization: { name: string; id: string | null },
+    policySetIds: readonly string[],
+  ): Promise<Map<string, SetParameter[]>>;
 }
 
 export interface ObjectInfo {

@@ -12,7 +12,6 @@ const set = (id: string, kind: string, extra: Partial<PolicySetSnapshot> = {}): 
   id,
   name: id,
   kind,
-  parameters: {},
   policies: [{ id: `pol-${id}`, name: 'p', enforcementLevel: 'hard-mandatory', code: '' }],
   archiveObjectKey: '',
   versionId: '',

@@ -12,6 +12,7 @@ import type { ObjectInfo } from '../domain/ports.js';
 import type { EvaluatorUseCases } from '../use-cases/evaluator.js';
 import type { PolicySetSnapshot } from '../domain/evaluation.js';
 import { isPolicyEvaluationId } from '../use-cases/policy-evaluations.js';
+import type { EngineParameters } from '../use-cases/set-parameters.js';
 import { toLease } from './mappers.js';
 
 export function evaluatorHandlers(
@@ -125,11 +126,14 @@ const EVALUATION_AS_CHECK_STATUS: Record<string, runsV1.PolicyCheckStatus> = {
   errored: 'POLICY_CHECK_STATUS_ERRORED',
 };
 
-const toEvaluationSet = (s: PolicySetSnapshot & { archive: ObjectInfo | undefined }) => ({
+const toEvaluationSet = (
+  s: PolicySetSnapshot & { archive: ObjectInfo | undefined; parameters: EngineParameters },
+) => ({
   id: s.id,
   name: s.name,
   kind: evaluationPolicyKind.fromKnownWord(s.kind),
-  parameters: s.parameters,
+  parameters: s.parameters.values,
+  sensitiveParameters: s.parameters.sensitive,
   policies: s.policies.map((p) => ({
     id: p.id,
     name: p.name,

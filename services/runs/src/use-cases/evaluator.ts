@@ -21,10 +21,11 @@ import { RUN_STATUS } from '../domain/run-status.js';
 import type { Deps } from '../deps.js';
 import { checkTimestamps, moveRun, recordRunEvent, runStatusAfterCheckAndStage } from './transitions.js';
 import { PolicyEvaluationLeases, isPolicyEvaluationId } from './policy-evaluations.js';
+import { type EngineParameters, engineParameters } from './set-parameters.js';
 
 export interface EvaluationInput {
   check: PolicyCheckRow;
-  policySets: Array<PolicySetSnapshot & { archive: ObjectInfo | undefined }>;
+  policySets: Array<PolicySetSnapshot & { archive: ObjectInfo | undefined; parameters: EngineParameters }>;
   plan: ObjectInfo;
   run: RunRow;
 }
@@ -122,7 +123,8 @@ export class EvaluatorUseCases {
 
   /**
    * The applicable sets as they were when the plan finished, with references (key, size,
-   * SHA-256) to the plan JSON and the archives: the evaluator reads them with readObject.
+   * SHA-256) to the plan JSON and the archives (the evaluator reads them with readObject), and
+   * the kind_a sets' current parameters, read from policy-sets for this answer only.
    */
   async input(checkId: string, token: string): Promise<EvaluationInput> {
     const check = requireLease(await this.checks.get(checkId), token);
@@ -143,6 +145,11 @@ export class EvaluatorUseCases {
         `the archive of policy set ${missing[0]!.name} is gone; the check cannot be evaluated`,
       );
     }
+    const parametersOf = await engineParameters(
+      this.deps.policySets,
+      { name: check.organization, id: check.organization_id },
+      sets,
+    );
     return {
       check,
       plan,
@@ -150,6 +157,7 @@ export class EvaluatorUseCases {
       policySets: sets.map((s) => ({
         ...s,
         archive: s.archiveObjectKey ? found.get(s.archiveObjectKey) : undefined,
+        parameters: parametersOf(s.id),
       })),
     };
   }

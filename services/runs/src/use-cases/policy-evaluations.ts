@@ -23,6 +23,7 @@ import {
   sumCounts,
 } from '../domain/task-stages.js';
 import type { Deps } from '../deps.js';
+import { type EngineParameters, engineParameters } from './set-parameters.js';
 import { moveRun, recordRunEvent } from './transitions.js';
 
 /*
@@ -46,7 +47,7 @@ export interface ReportedEvaluationOutcome {
 
 export interface PolicyEvaluationInput {
   evaluation: PolicyEvaluationRow;
-  policySets: Array<PolicySetSnapshot & { archive: ObjectInfo | undefined }>;
+  policySets: Array<PolicySetSnapshot & { archive: ObjectInfo | undefined; parameters: EngineParameters }>;
   plan: ObjectInfo;
   run: RunRow;
 }
@@ -122,6 +123,12 @@ export class PolicyEvaluationLeases {
         `the archive of policy set ${missing.name} is gone; the evaluation cannot be done`,
       );
     }
+    // Agent-mode kind_a sets get their parameters as checks do (one pipeline, set-parameters.ts).
+    const parametersOf = await engineParameters(
+      this.deps.policySets,
+      { name: evaluation.organization, id: evaluation.organization_id },
+      sets,
+    );
     return {
       evaluation,
       run,
@@ -129,6 +136,7 @@ export class PolicyEvaluationLeases {
       policySets: sets.map((s) => ({
         ...s,
         archive: s.archiveObjectKey ? found.get(s.archiveObjectKey) : undefined,
+        parameters: parametersOf(s.id),
       })),
     };
   }

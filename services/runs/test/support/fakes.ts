@@ -4,6 +4,7 @@ import type {
   ObjectStore,
   PolicySetSnapshot,
   PolicySetSource,
+  SetParameter,
   WorkspaceDirectory,
   WorkspaceInfo,
 } from '@policyhub/runs';
@@ -40,8 +41,20 @@ export class FakePolicySets implements PolicySetSource {
   /** Sets per workspace id; what policy-sets' GetApplicablePolicySets would return (kind_a only). */
   readonly byWorkspace = new Map<string, PolicySetSnapshot[]>();
 
+  /** Parameters per set id; what GetPolicySetParameterValues would return. */
+  readonly parameters = new Map<string, SetParameter[]>();
+  /** Every parameterValues call (organization name and set ids), in order. */
+  readonly parameterCalls: Array<{ organization: string; policySetIds: string[] }> = [];
+
   async applicableSets(workspace: WorkspaceInfo) {
     return this.byWorkspace.get(workspace.id) ?? [];
+  }
+
+  async parameterValues(organization: { name: string }, policySetIds: readonly string[]) {
+    this.parameterCalls.push({ organization: organization.name, policySetIds: [...policySetIds] });
+    return new Map(
+      policySetIds.flatMap((id) => (this.parameters.has(id) ? [[id, this.parameters.get(id)!]] : [])),
+    );
   }
 }
 
@@ -92,7 +105,6 @@ export function policySet(
     id,
     name: `set-${id}`,
     kind: 'kind_a',
-    parameters: {},
     policies: policies.map(([name, enforcementLevel]) => ({
       id: `pol-${name}`,
       name,

@@ -49,7 +49,37 @@ const PROVIDED_IMPORTS = new Set([
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 /** A string as an HCL quoted template (JSON escapes, and `${`/`%{` kept literal). */
-const hclString = (s: string): string => JSON.stringify(s).replace(/\$\{/g, '$${').replace(/%\{/g, '%%{');
+const hclString = (s: string): string => literalTemplate(JSON.stringify(s));
+
+/**
+ * `${` and `%{` as literal text of an HCL string (`$${`, `%%{`). A replacer function: in a
+ * replacement string `$$` would stand for one `$`, leaving the template unescaped.
+ */
+const literalTemplate = (s: string): string => s.replace(/\$\{/g, () => '$${').replace(/%\{/g, () => '%%{');
+
+/**
+ * A parameter's value as Sentinel gets it. Values are stored as strings; like the Sentinel CLI
+ * does with `-param` and `SENTINEL_PARAM_` values, one that reads as JSON is given as that value
+ * (`["eu-west-1"]` a list, `42` a number, `true` a bool, `{"a": 1}` a map, `"x"` the string x),
+ * anything else as the string itself (docs/policy-evaluation.md).
+ */
+export function parameterValue(stored: string): unknown {
+  try {
+    return JSON.parse(stored);
+  } catch {
+    return stored;
+  }
+}
+
+/** A JSON value as an HCL expression of the native syntax (strings kept literal). */
+export function hclValue(value: unknown): string {
+  if (typeof value === 'string') return hclString(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `[${value.map(hclValue).join(', ')}]`;
+  const entries = Object.entries(value as Record<string, unknown>);
+  return `{${entries.map(([k, v]) => `${hclString(k)} = ${hclValue(v)}`).join(', ')}}`;
+}
 
 function mockBlocks(mocks: MockFiles): string {
   return Object.entries(mocks)
@@ -59,7 +89,9 @@ function mockBlocks(mocks: MockFiles): string {
 
 /**
  * A set of individual policies: each policy as `<name>.sentinel`, and a generated sentinel.hcl
- * with their enforcement levels, the set's parameters and the mocks.
+ * with their enforcement levels, the set's parameters (`param` blocks) and the mocks. The file
+ * is the only place the values go (0600, in the check's 0700 directory, removed with it): never
+ * a command line (`-param`, visible in `ps`) nor the environment (`SENTINEL_PARAM_`).
  */
 export async function layOutPolicies(
   dir: string,
@@ -85,7 +117,7 @@ export async function layOutPolicies(
     policies.push({ name: p.name, enforcementLevel: p.enforcementLevel, source: `./${file}`, file });
   }
   for (const [key, value] of Object.entries(set.parameters)) {
-    blocks.push(`param ${hclString(key)} {\n  value = ${hclString(value)}\n}\n`);
+    blocks.push(`param ${hclString(key)} {\n  value = ${hclValue(parameterValue(value))}\n}\n`);
   }
   blocks.push(mockBlocks(mocks));
   const configFile = join(dir, SENTINEL_CONFIG_FILE);
@@ -100,9 +132,12 @@ export async function layOutPolicies(
   return { setId: set.id, setName: set.name, dir, configFile, policies };
 }
 
-/** Escapes `${` and `%{` in every string of an HCL JSON document (they are templates there). */
+/**
+ * A value of ours (a parameter's) for an HCL JSON document, where every string is a template:
+ * `${` and `%{` in its strings escaped, so that Sentinel gets them as written.
+ */
 function literalStrings(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(/\$\{/g, '$${').replace(/%\{/g, '%%{');
+  if (typeof value === 'string') return literalTemplate(value);
   if (Array.isArray(value)) return value.map(literalStrings);
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = Object.create(null);
@@ -136,22 +171,24 @@ export async function layOutArchive(
     throw new Error(`policy set ${set.name}: ${(err as Error).message}`);
   }
   const config: Record<string, unknown> = Object.create(null);
+  // hcl2json gives strings in their source form (`$${` still escaped, `${x}` a template), which
+  // is what HCL's JSON syntax reads: the archive's own blocks are copied as they are.
   for (const [key, value] of Object.entries(configuration.blocks)) {
     if (key === 'test') continue;
-    config[key] = literalStrings(value);
+    config[key] = value;
   }
   const mocksKept: Record<string, unknown> = Object.create(null);
   for (const [name, body] of Object.entries((config.mock as Record<string, unknown> | undefined) ?? {})) {
     if (!PROVIDED_IMPORTS.has(name)) mocksKept[name] = body;
   }
   for (const [name, file] of Object.entries(mocks))
-    mocksKept[name] = [{ module: [{ source: literalStrings(file) }] }];
+    mocksKept[name] = [{ module: [{ source: literalTemplate(file) }] }];
   config.mock = mocksKept;
   const params: Record<string, unknown> = Object.create(null);
   for (const [name, body] of Object.entries((config.param as Record<string, unknown> | undefined) ?? {}))
     params[name] = body;
   for (const [name, value] of Object.entries(set.parameters))
-    params[name] = [{ value: literalStrings(value) }];
+    params[name] = [{ value: literalStrings(parameterValue(value)) }];
   if (Object.keys(params).length > 0) config.param = params;
   const configFile = join(dir, ARCHIVE_CONFIG_FILE);
   if (existsSync(configFile))
