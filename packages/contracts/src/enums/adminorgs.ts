@@ -4,6 +4,7 @@ import { type EnumWords, enumMapping } from '../enum-mapping.js';
 import type { OrganizationPermission } from '../generated/policyhub/adminorgs/v1/OrganizationPermission.js';
 import type { PrincipalKind } from '../generated/policyhub/adminorgs/v1/PrincipalKind.js';
 import type { TeamVisibility } from '../generated/policyhub/adminorgs/v1/TeamVisibility.js';
+import type { WorkspaceOrder } from '../generated/policyhub/adminorgs/v1/WorkspaceOrder.js';
 
 /** A team's `organization-access` permissions (the words @policyhub/permissions checks). */
 export const organizationPermission = enumMapping('OrganizationPermission', {
@@ -27,3 +28,9 @@ export const principalKind = enumMapping('PrincipalKind', {
   PRINCIPAL_KIND_TEAM: 'team',
   PRINCIPAL_KIND_ORGANIZATION: 'organization',
 } as const satisfies EnumWords<PrincipalKind>);
+
+/** The `sort` of a workspace list (upstream's words; `-` for descending). */
+export const workspaceOrder = enumMapping('WorkspaceOrder', {
+  WORKSPACE_ORDER_NAME: 'name',
+  WORKSPACE_ORDER_NAME_DESCENDING: '-name',
+} as const satisfies EnumWords<WorkspaceOrder>);

@@ -244,7 +244,12 @@ export class TenancyRepository {
         ORDER BY created_at, id LIMIT $3 OFFSET $4`,
       [organization, escapeLike(search), limit, offset],
     );
-    return { rows, total: rows[0]?.total ?? (await this.countIn('projects', organization, search)) };
+    if (rows.length > 0 || offset === 0) return { rows, total: rows[0]?.total ?? 0 };
+    const count = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM projects WHERE organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%')`,
+      [organization, escapeLike(search)],
+    );
+    return { rows, total: count.rows[0]?.n ?? 0 };
   }
 
   async updateProject(
@@ -327,14 +332,26 @@ export class TenancyRepository {
     return rows[0]!;
   }
 
-  async listWorkspaces(organization: string, search: string, limit: number, offset: number) {
+  async listWorkspaces(organization: string, filter: WorkspaceFilter, limit: number, offset: number) {
+    const where = `organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%')
+       AND ($3::text IS NULL OR name ILIKE $3) AND ($4::text IS NULL OR project_id = $4)`;
+    const params = [
+      organization,
+      escapeLike(filter.search),
+      filter.wildcardName ? wildcardPattern(filter.wildcardName) : null,
+      filter.projectId ?? null,
+    ];
     const { rows } = await this.db.query<WorkspaceRow & { total: number }>(
       `SELECT *, ${ORGANIZATION_ID_OF_ROW}, count(*) OVER () AS total FROM workspaces
-        WHERE organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%')
-        ORDER BY created_at, id LIMIT $3 OFFSET $4`,
-      [organization, escapeLike(search), limit, offset],
+        WHERE ${where} ORDER BY ${WORKSPACE_ORDER[filter.order]} LIMIT $5 OFFSET $6`,
+      [...params, limit, offset],
     );
-    return { rows, total: rows[0]?.total ?? (await this.countIn('workspaces', organization, search)) };
+    if (rows.length > 0 || offset === 0) return { rows, total: rows[0]?.total ?? 0 };
+    const count = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM workspaces WHERE ${where}`,
+      params,
+    );
+    return { rows, total: count.rows[0]?.n ?? 0 };
   }
 
   async updateWorkspace(
@@ -354,18 +371,38 @@ export class TenancyRepository {
     const { rowCount } = await this.db.query('DELETE FROM workspaces WHERE id = $1', [id]);
     return (rowCount ?? 0) > 0;
   }
-
-  private async countIn(
-    table: 'projects' | 'workspaces',
-    organization: string,
-    search: string,
-  ): Promise<number> {
-    const { rows } = await this.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM ${table} WHERE organization = $1 AND ($2 = '' OR name ILIKE '%' || $2 || '%')`,
-      [organization, escapeLike(search)],
-    );
-    return rows[0]?.n ?? 0;
-  }
 }
 
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A `search[wildcard-name]` pattern as an ILIKE pattern: a `*` at the start and one at the end
+ * stand for any text; everything else, LIKE's own metacharacters and an inner `*` included, stands
+ * for itself.
+ */
+export function wildcardPattern(pattern: string): string {
+  const leading = pattern.startsWith('*');
+  const rest = leading ? pattern.slice(1) : pattern;
+  const trailing = rest.endsWith('*');
+  const middle = trailing ? rest.slice(0, -1) : rest;
+  return `${leading ? '%' : ''}${escapeLike(middle)}${trailing ? '%' : ''}`;
+}
+
+/** How a workspace list is narrowed and ordered (see ListWorkspacesRequest). */
+export interface WorkspaceFilter {
+  /** Substring of the name ('' = any). */
+  search: string;
+  /** A `*`-pattern of the name (undefined or '' = any). */
+  wildcardName?: string | undefined;
+  projectId?: string | undefined;
+  order: WorkspaceOrder;
+}
+
+export type WorkspaceOrder = 'created' | 'name' | '-name';
+
+/** ORDER BY clauses by order: fixed text, never built from input. */
+const WORKSPACE_ORDER: Record<WorkspaceOrder, string> = {
+  created: 'created_at, id',
+  name: 'name, id',
+  '-name': 'name DESC, id DESC',
+};

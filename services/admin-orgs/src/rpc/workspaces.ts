@@ -1,4 +1,4 @@
-import type { adminorgsV1 } from '@policyhub/contracts';
+import { type adminorgsV1, workspaceOrder } from '@policyhub/contracts';
 import type { Handlers } from '@policyhub/grpc-runtime';
 import type { WorkspaceUseCases } from '../use-cases/workspaces.js';
 import { toWorkspace } from './mappers.js';
@@ -22,7 +22,17 @@ export function workspaceHandlers(workspaces: WorkspaceUseCases): Handlers<admin
     },
 
     async ListWorkspaces(req, { principal }) {
-      const res = await workspaces.list(principal, req.organization, req.searchName ?? '', req.page);
+      const res = await workspaces.list(
+        principal,
+        req.organization,
+        {
+          search: req.searchName ?? '',
+          wildcardName: req.searchWildcardName ?? undefined,
+          projectId: req.projectId ?? undefined,
+          order: req.order === 'WORKSPACE_ORDER_UNSPECIFIED' ? 'created' : workspaceOrder.toWord(req.order),
+        },
+        req.page,
+      );
       return { workspaces: res.workspaces.map(toWorkspace), page: res.page };
     },
 

@@ -2,7 +2,7 @@ import { isUniqueViolation, pageInfo, pageWindow } from '@policyhub/db';
 import { invalidAttribute, newId, notFound, unprocessable } from '@policyhub/errors';
 import { type AuditAct, auditActorOf, changedAttributes } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
-import { TenancyRepository, type WorkspaceRow } from '../db/tenancy-repository.js';
+import { TenancyRepository, type WorkspaceFilter, type WorkspaceRow } from '../db/tenancy-repository.js';
 import type { Deps } from '../deps.js';
 import { requireName, requirePermission } from '../domain/rules.js';
 import { enqueueWorkspaceDeleted } from '../events/tenancy-events.js';
@@ -88,10 +88,16 @@ export class WorkspaceUseCases {
     return ws;
   }
 
-  async list(principal: Principal | undefined, organization: string, search: string, page: PageRequest) {
+  /** The organization's workspaces narrowed by `filter`, a page of them in its order. */
+  async list(
+    principal: Principal | undefined,
+    organization: string,
+    filter: WorkspaceFilter,
+    page: PageRequest,
+  ) {
     await visibleOrganization(this.tenancy, principal, organization);
     const w = pageWindow(page);
-    const { rows, total } = await this.tenancy.listWorkspaces(organization, search, w.size, w.offset);
+    const { rows, total } = await this.tenancy.listWorkspaces(organization, filter, w.size, w.offset);
     return { workspaces: rows, page: pageInfo(w, total) };
   }
 

@@ -1,6 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { RequestDocument } from '../../jsonapi/body.js';
-import { refuseInclude } from '../../jsonapi/include.js';
+import { type adminorgsV1, workspaceOrder } from '@policyhub/contracts';
+import { badRequest } from '@policyhub/errors';
+import { Included, single } from '../../jsonapi/document.js';
+import { parseInclude } from '../../jsonapi/include.js';
 import { parsePage } from '../../jsonapi/pagination.js';
 import {
   type Api,
@@ -15,6 +18,9 @@ import {
 } from '../../route-context.js';
 import { WORKSPACE } from './schema.js';
 import { serializeWorkspace } from './serializer.js';
+import { includeWorkspaceRelations, WORKSPACE_INCLUDES } from './included.js';
+import { ORGANIZATION } from '../organizations/schema.js';
+import { PROJECT } from '../projects/schema.js';
 import { readDescription } from '../projects/description.js';
 import {
   IdParams,
@@ -64,21 +70,38 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('workspaces', {
         summary: "List an organization's workspaces",
         params: OrgParams,
-        querystring: listQuery([], { 'search[name]': 'Workspaces whose name contains this text.' }),
-        response: { 200: listDocument(WORKSPACE) },
+        querystring: listQuery(WORKSPACE_INCLUDES, {
+          'search[name]': 'Workspaces whose name contains this text (case-insensitive).',
+          'search[wildcard-name]':
+            'Workspaces whose name matches this pattern (case-insensitive): a `*` at the start and/or the end stands for any text (`*-prod`, `web-*`, `*app*`); without one the name must match exactly.',
+          'filter[project][id]': 'Only the workspaces of this project.',
+          sort: `The order: ${workspaceOrder.words.join(', ')} (by name; \`-\` for descending). Default: oldest first. Upstream's \`current-run.created-at\` is a 400 (workspaces here know nothing of their runs).`,
+        }),
+        response: { 200: listDocument(WORKSPACE, { included: [ORGANIZATION, PROJECT] }) },
       }),
     },
     async (request, reply) => {
       const query = queryOf(request);
       const page = parsePage(query);
-      refuseInclude(query.include);
+      const include = parseInclude(query.include, WORKSPACE_INCLUDES);
+      const order = orderOf(query.sort);
       const { org } = paramsOf<'org'>(request);
       const res = await clients.workspaces.ListWorkspaces(
-        { organization: org, page, searchName: query['search[name]'] },
+        {
+          organization: org,
+          page,
+          searchName: query['search[name]'],
+          searchWildcardName: query['search[wildcard-name]'] || undefined,
+          projectId: query['filter[project][id]'] || undefined,
+          order,
+        },
         as(request),
       );
+      const included = include.size > 0 ? new Included() : undefined;
+      if (included) await includeWorkspaceRelations(ctx, request, res.workspaces, include, included);
       return sendDocument(reply, 200, {
         data: res.workspaces.map((x) => serializeWorkspace(x, request.principal)),
+        ...(included ? { included: included.toArray() } : {}),
         ...pageDocument(ctx, request, res.page!),
       });
     },
@@ -102,21 +125,31 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
       .workspace!;
   };
 
+  const showDocument = async (
+    request: FastifyRequest,
+    ws: adminorgsV1.Workspace__Output,
+    include: ReadonlySet<string>,
+  ) => {
+    const included = include.size > 0 ? new Included() : undefined;
+    if (included) await includeWorkspaceRelations(ctx, request, [ws], include, included);
+    return single(serializeWorkspace(ws, request.principal), included);
+  };
+
   app.get(
     '/workspaces/:id',
     {
       schema: schema('workspaces', {
         summary: 'Show a workspace',
         params: IdParams,
-        querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument(WORKSPACE) },
+        querystring: query({}, { include: WORKSPACE_INCLUDES }),
+        response: { 200: resourceDocument(WORKSPACE, { included: [ORGANIZATION, PROJECT] }) },
       }),
     },
     async (request, reply) => {
-      refuseInclude(queryOf(request).include);
+      const include = parseInclude(queryOf(request).include, WORKSPACE_INCLUDES);
       const ws = (await clients.workspaces.GetWorkspace({ id: paramsOf<'id'>(request).id }, as(request)))
         .workspace!;
-      return sendDocument(reply, 200, { data: serializeWorkspace(ws, request.principal) });
+      return sendDocument(reply, 200, await showDocument(request, ws, include));
     },
   );
 
@@ -126,13 +159,13 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
       schema: schema('workspaces', {
         summary: 'Show a workspace by organization and name',
         params: NameParams,
-        querystring: query({}, { include: [] }),
-        response: { 200: resourceDocument(WORKSPACE) },
+        querystring: query({}, { include: WORKSPACE_INCLUDES }),
+        response: { 200: resourceDocument(WORKSPACE, { included: [ORGANIZATION, PROJECT] }) },
       }),
     },
     async (request, reply) => {
-      refuseInclude(queryOf(request).include);
-      return sendDocument(reply, 200, { data: serializeWorkspace(await byName(request), request.principal) });
+      const include = parseInclude(queryOf(request).include, WORKSPACE_INCLUDES);
+      return sendDocument(reply, 200, await showDocument(request, await byName(request), include));
     },
   );
 
@@ -207,3 +240,19 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
 }
 
 const NameParams = params('org', 'name');
+
+/**
+ * The `sort` of a workspace list: upstream's `name` (`-name` descending). Upstream's other key,
+ * `current-run.created-at`, and any unknown one are refused naming the parameter: a client that
+ * asked for an order must not take another one for it.
+ */
+function orderOf(sort: string | undefined): adminorgsV1.WorkspaceOrder | undefined {
+  if (sort === undefined || sort === '') return undefined;
+  const order = workspaceOrder.fromWord(sort);
+  if (order !== undefined) return order;
+  throw badRequest(
+    'GATEWAY_UNSUPPORTED_PARAMETER',
+    `Unsupported sort: ${sort.slice(0, 100)} (supported here: ${workspaceOrder.words.join(', ')})`,
+    'sort',
+  );
+}
