@@ -5,6 +5,7 @@ import { round } from './measure.js';
 import type { BenchReport, Goal, Section } from './report.js';
 import { listScenario } from './scenarios/list.js';
 import { orgSearchScenario } from './scenarios/org-search.js';
+import { pipelineEnv, pipelineScenario } from './scenarios/pipeline.js';
 import { pointReadScenario } from './scenarios/point-read.js';
 import { uploadScenario } from './scenarios/upload.js';
 import { writeScenario } from './scenarios/write.js';
@@ -45,7 +46,7 @@ export async function runBench(
     sections,
     goals,
   });
-  const embedded = await startEmbeddedSystem();
+  const embedded = await startEmbeddedSystem(pipelineEnv());
   try {
     if (runs('point')) {
       const point = await pointReadScenario(embedded, cfg);
@@ -117,6 +118,30 @@ export async function runBench(
           'flat: < 64 MiB',
           `${upload.rssGrowthMiB} MiB (${upload.quarterGrowthMiB} MiB)`,
           upload.rssGrowthMiB < 64,
+        ),
+      );
+    }
+    if (runs('pipeline')) {
+      const pipeline = await pipelineScenario(embedded, cfg);
+      add(pipeline.section);
+      goals.push(
+        goal(
+          'plan in → verdict, `npm start`, sequential p50 vs the engine alone',
+          'p50 ≤ engine p50 + 100 ms',
+          `${pipeline.pipeline.p50} ms vs ${pipeline.engine.p50} ms (+${pipeline.overheadP50} ms)`,
+          pipeline.overheadP50 <= 100,
+        ),
+        goal(
+          'plan in → verdict, `npm start`, sequential p95 vs the engine alone',
+          'p95 ≤ engine p95 + 250 ms',
+          `${pipeline.pipeline.p95} ms vs ${pipeline.engine.p95} ms (+${pipeline.overheadP95} ms)`,
+          pipeline.overheadP95 <= 250,
+        ),
+        goal(
+          `burst of ${cfg.burstRuns} plans, time to the last verdict vs ${cfg.burstRuns} × engine ÷ concurrency (${pipeline.concurrency})`,
+          '≤ 1.2×',
+          `${pipeline.burstMs} ms vs ${pipeline.formulaMs} ms: ${pipeline.burstRatio.median}× (${pipeline.burstRatio.min}–${pipeline.burstRatio.max}); the engine alone at that concurrency: ${pipeline.engineBurstMs} ms`,
+          pipeline.burstRatio.median <= 1.2,
         ),
       );
     }

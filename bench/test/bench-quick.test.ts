@@ -20,6 +20,7 @@ describe('bench (BENCH_QUICK=1)', () => {
       expect.stringMatching(/^Admin organization search/),
       expect.stringMatching(/^Write \(PATCH \/workspaces\/:id\)/),
       expect.stringMatching(/^Upload .*embedded/),
+      expect.stringMatching(/^Pipeline: plan in/),
       expect.stringMatching(/^Point read, distributed/),
       expect.stringMatching(/^Upload .*distributed, events over Kafka/),
     ]);
@@ -41,7 +42,7 @@ describe('bench (BENCH_QUICK=1)', () => {
     expect(search.some((n) => n.includes('(matches)'))).toBe(true);
     expect(search.some((n) => n.includes('(zero-match)'))).toBe(true);
 
-    expect(report.goals).toHaveLength(10);
+    expect(report.goals).toHaveLength(13);
     for (const g of report.goals) {
       expect(g.measured, g.goal).not.toBe('not run');
       expect(typeof g.met, g.goal).toBe('boolean');
