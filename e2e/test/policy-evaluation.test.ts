@@ -233,8 +233,8 @@ mock "tfplan/v2" {
 
   // policies-path: the API accepts it only on sets with a VCS repository (SPEC), and versions
   // only on sets without one, so no HTTP call can put both on one set today; this test sets the
-  // column directly to show how the evaluator treats an archive whose policies live in a
-  // subdirectory.
+  // column directly (before the version is created, so the upload is checked and read in that
+  // directory) to show how an archive whose policies live in a subdirectory is evaluated.
   it("an archive set with policies-path: only that directory's sentinel.hcl counts", {
     timeout: 60_000,
   }, async () => {
@@ -264,6 +264,53 @@ mock "tfplan/v2" {
     });
     expect((await decided(failing.checkId, worker)).attributes.status).toBe('hard_failed');
     expect(await outputOf(failing.checkId)).toContain('/restrict-s3.sentinel (hard-mandatory)');
+  });
+
+  // Storage reads what the archive declares once, at upload; policy-sets keeps it with the version
+  // and runs and the evaluator go by it. An archive never changes once stored, so only an edited
+  // record can show that the record, not a second reading of sentinel.hcl, is what counts.
+  it('goes by the declaration recorded at upload; a version without one errors its check', {
+    timeout: 60_000,
+  }, async () => {
+    const archive = await tarGzOf([
+      {
+        name: 'sentinel.hcl',
+        content:
+          'policy "no-s3" {\n  source = "./no-s3.sentinel"\n  enforcement_level = "hard-mandatory"\n}\n',
+      },
+      { name: 'no-s3.sentinel', content: forbidding('aws_s3_bucket') },
+    ]);
+    const { workspace, set } = await archivedWorkspace(org.owner.api, org.name, archive);
+    const versions = t.system.services['policy-sets']!.db;
+    const recorded = await versions.query(
+      'SELECT declaration FROM policy_sets.policy_set_versions WHERE policy_set_id = $1',
+      [set.id],
+    );
+    expect(recorded.rows[0]?.declaration).toMatchObject({
+      configPath: 'sentinel.hcl',
+      policies: [{ name: 'no-s3', enforcementLevel: 'hard-mandatory', source: './no-s3.sentinel' }],
+    });
+    await versions.query(
+      `UPDATE policy_sets.policy_set_versions
+          SET declaration = jsonb_set(declaration, '{policies,0,enforcementLevel}', '"advisory"')
+        WHERE policy_set_id = $1`,
+      [set.id],
+    );
+    const advisory = await plannedRun(workspace.id, ['aws_s3_bucket']);
+    expect((await decided(advisory.checkId, worker)).attributes.status).toBe('passed');
+    expect(await outputOf(advisory.checkId)).toContain('/no-s3.sentinel (advisory)');
+
+    // A version that became ready before declarations were recorded: nothing reads its archive's
+    // configuration again, so its checks error (never pass) until it is uploaded again.
+    await versions.query(
+      'UPDATE policy_sets.policy_set_versions SET declaration = NULL WHERE policy_set_id = $1',
+      [set.id],
+    );
+    const legacy = await plannedRun(workspace.id, ['aws_instance']);
+    expect((await decided(legacy.checkId, worker)).attributes.status).toBe('errored');
+    expect(await outputOf(legacy.checkId)).toContain(
+      `policy set ${set.attributes.name}: its current version was uploaded before PolicyHub recorded what archives declare; upload the version again`,
+    );
   });
 
   it('a plan larger than 8 MiB reaches the engine whole', { timeout: 120_000 }, async () => {

@@ -162,7 +162,8 @@ export function largePlanJson(resourceTypes: string[], minBytes: number): Buffer
 /**
  * A workspace covered by a versioned set whose current version is this tar.gz (uploaded through
  * its upload URL, as a client does); `policiesPath` is set on the set when given (see the
- * caller's note: the API takes policies-path only with a VCS repository).
+ * caller's note: the API takes policies-path only with a VCS repository), before the version is
+ * created: storage checks the archive's layout, and reads what it declares, in that directory.
  */
 export async function archivedWorkspace(
   api: ApiClient,
@@ -172,6 +173,7 @@ export async function archivedWorkspace(
 ) {
   const workspace = await createWorkspace(api, org);
   const set = await createPolicySet(api, org, {}, { workspaces: [workspace.id] });
+  if (options.policiesPath !== undefined) await options.setPoliciesPath!(set.id, options.policiesPath);
   const version = await api.post(`/policy-sets/${set.id}/versions`);
   expect(version.status, version.text).toBe(201);
   const put = await fetch(version.body.data.links.upload as string, {
@@ -186,6 +188,5 @@ export async function archivedWorkspace(
     20_000,
     50,
   );
-  if (options.policiesPath !== undefined) await options.setPoliciesPath!(set.id, options.policiesPath);
   return { workspace, set };
 }

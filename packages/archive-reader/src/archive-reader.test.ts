@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { archiveDirectory, entryPath, extractArchive, readArchiveFile } from './archive-reader.js';
+import { archiveDirectory, entryPath, extractArchive } from './archive-reader.js';
 
 async function tgz(
   entries: Array<{
@@ -42,17 +42,6 @@ afterAll(() => {
 });
 
 describe('archive reader', () => {
-  it('finds one file by its normalized path', async () => {
-    const archive = await tgz([
-      { name: './prod/', type: 'directory' },
-      { name: './prod/sentinel.hcl', content: 'policy "a" {}' },
-    ]);
-    expect((await readArchiveFile(Readable.from([archive]), 'prod/sentinel.hcl'))?.toString()).toBe(
-      'policy "a" {}',
-    );
-    expect(await readArchiveFile(Readable.from([archive]), 'sentinel.hcl')).toBeUndefined();
-  });
-
   it('extracts files privately and refuses links and paths leaving the directory', async () => {
     const dest = mkdtempSync(join(tmpdir(), 'archive-test-'));
     dirs.push(dest);

@@ -7,16 +7,14 @@ import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
 
 /**
- * Reading policy set archives (tar.gz) in runs (one configuration file) and in the evaluator
- * (extracted to disk). Storage validated each archive at upload; these readers still refuse
- * anything unsafe (absolute paths, `..`, links, devices) and bound what they take in.
+ * Extracting policy set archives (tar.gz) in the evaluator. Storage validated each archive at
+ * upload (and read what its configuration file declares: nothing here parses it); this reader
+ * still refuses anything unsafe (absolute paths, `..`, links, devices) and bounds what it takes in.
  */
 
 export const ARCHIVE_LIMITS = {
   maxEntries: 10_000,
   maxExpandedBytes: 200 * 1024 * 1024,
-  /** A framework configuration file larger than this is refused. */
-  maxConfigBytes: 1024 * 1024,
 };
 
 /** A safe relative path of an archive entry ('' for the root), or undefined when unsafe. */
@@ -76,23 +74,6 @@ async function eachEntry(
     }
   })();
   await Promise.all([feeding, reading]);
-}
-
-/** The bytes of one file of a tar.gz stream (path relative to the archive root), or undefined. */
-export async function readArchiveFile(
-  source: Source,
-  wanted: string,
-  maxBytes = ARCHIVE_LIMITS.maxConfigBytes,
-): Promise<Buffer | undefined> {
-  let found: Buffer | undefined;
-  await eachEntry(source, async (path, header, stream) => {
-    if (path !== wanted || header.type !== 'file') return;
-    if ((header.size ?? 0) > maxBytes) throw new Error(`${wanted} is larger than ${maxBytes} bytes`);
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
-    found = Buffer.concat(chunks);
-  });
-  return found;
 }
 
 /**

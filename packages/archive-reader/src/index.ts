@@ -3,5 +3,4 @@ export {
   archiveDirectory,
   entryPath,
   extractArchive,
-  readArchiveFile,
 } from './archive-reader.js';

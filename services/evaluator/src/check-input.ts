@@ -4,12 +4,18 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { archiveDirectory, extractArchive } from '@policyhub/archive-reader';
 import {
+  type commonV1,
   evaluationEnforcementLevel,
   evaluationPolicyKind,
   type runsV1,
   timestampToIso,
 } from '@policyhub/contracts';
-import type { PreparedPolicySet, RunFacts } from './engines/engine.js';
+import {
+  type ArchiveDeclaration,
+  isEnforcementLevel,
+  type PreparedPolicySet,
+  type RunFacts,
+} from './engines/engine.js';
 
 type Reference = runsV1.ObjectReference__Output;
 type CheckInput = runsV1.GetPolicyCheckInputResponse__Output;
@@ -58,10 +64,18 @@ export async function prepareCheck(
   const sets: PreparedPolicySet[] = [];
   for (const [i, set] of input.policySets.entries()) {
     let archive: PreparedPolicySet['archive'];
+    let declaration: ArchiveDeclaration | undefined;
     if (set.archive) {
-      const policiesPath = archiveDirectory(set.policiesPath);
+      // Which policies the archive declares was read once, by storage, at upload: a version from
+      // before that has no declaration, and is not evaluated (nothing passes unevaluated).
+      if (!set.declaration) throw new Error(`policy set ${set.name}: ${UNDECLARED_VERSION}`);
+      declaration = declarationOf(set.name, set.declaration);
+      // The configuration's directory is the layout root the upload was checked against.
+      const policiesPath = archiveDirectory(set.declaration.root);
       if (policiesPath === undefined)
-        throw new Error(`policy set ${set.name}: policies-path ${set.policiesPath} leaves the archive`);
+        throw new Error(
+          `policy set ${set.name}: its archive root ${set.declaration.root} leaves the archive`,
+        );
       archive = { file: join(dir, `archive-${i}.tar.gz`), dir: join(dir, `archive-${i}`), policiesPath };
       await downloadObject(read(set.archive.key), set.archive, archive.file);
       try {
@@ -78,6 +92,7 @@ export async function prepareCheck(
       versionId: set.versionId ?? undefined,
       toolVersion: set.policyToolVersion ?? undefined,
       archive,
+      declaration,
       policies: set.policies.map((p) => ({
         id: p.id,
         name: p.name,
@@ -89,6 +104,41 @@ export async function prepareCheck(
     });
   }
   return { planFile, run: runFacts(input), sets };
+}
+
+/** Why a versioned set without a recorded declaration is not evaluated (runs says the same). */
+export const UNDECLARED_VERSION =
+  'its current version was uploaded before PolicyHub recorded what archives declare; upload the version again';
+
+/** The declaration as engines take it; a level no framework has is refused, not guessed. */
+function declarationOf(setName: string, d: commonV1.ArchiveDeclaration__Output): ArchiveDeclaration {
+  let sentinelBlocks: unknown = {};
+  try {
+    if (d.sentinelBlocksJson) sentinelBlocks = JSON.parse(d.sentinelBlocksJson);
+  } catch (err) {
+    throw new Error(
+      `policy set ${setName}: its recorded configuration is not JSON: ${(err as Error).message}`,
+    );
+  }
+  if (typeof sentinelBlocks !== 'object' || sentinelBlocks === null || Array.isArray(sentinelBlocks))
+    throw new Error(`policy set ${setName}: its recorded configuration is not an object`);
+  return {
+    configPath: d.configPath,
+    sentinelBlocks: sentinelBlocks as Record<string, unknown>,
+    policies: d.policies.map((p) => {
+      if (!isEnforcementLevel(p.enforcementLevel))
+        throw new Error(
+          `policy set ${setName}: policy ${p.name} has enforcement level ${JSON.stringify(p.enforcementLevel)}`,
+        );
+      return {
+        name: p.name,
+        enforcementLevel: p.enforcementLevel,
+        source: p.source,
+        query: p.query,
+        description: p.description,
+      };
+    }),
+  };
 }
 
 /**

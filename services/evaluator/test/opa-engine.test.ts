@@ -325,30 +325,31 @@ deny contains "a speculative run of ws-1 in acme, planning aws_s3_bucket.logs" i
     ]);
   });
 
-  it('evaluates a versioned set: its configuration file in policies-path, with every .rego below it', async () => {
+  it('evaluates a versioned set: the recorded declaration, with every .rego below its directory', async () => {
     const archiveDir = fresh('archive');
     const files: Record<string, string> = {
-      'prod/policies.hcl': `
-        policy "public_buckets" {
-          query             = "data.terraform.policies.deny"
-          enforcement_level = "mandatory"
-        }
-        policy "instances" {
-          query = "data.terraform.policies.instances.deny"
-        }
-      `,
+      // The file says one policy, advisory; what storage recorded at upload is what runs. (An
+      // archive cannot change once stored: this shows that the file is not read again.)
+      'prod/policies.hcl': 'policy "public_buckets" {\n  query = "data.elsewhere.deny"\n}\n',
       'prod/rules/buckets.rego': V0_PUBLIC_BUCKETS.replace(
         'import input.plan',
         'import rego.v1\nimport input.plan',
       ).replace('deny[msg] {', 'deny contains msg if {'),
       'prod/rules/nested/instances.rego': V1_NO_INSTANCES,
-      // Outside policies-path: never loaded (it would add a message to the same rule).
+      // Outside the configuration's directory: never loaded (it would add a message to the same rule).
       'staging/extra.rego': 'package terraform.policies\n\ndeny contains "from staging" if {\n  true\n}\n',
     };
     for (const [path, content] of Object.entries(files)) {
       mkdirSync(join(archiveDir, path, '..'), { recursive: true });
       writeFileSync(join(archiveDir, path), content);
     }
+    const declared = (name: string, query: string, enforcementLevel: 'advisory' | 'mandatory') => ({
+      name,
+      query,
+      enforcementLevel,
+      source: '',
+      description: '',
+    });
     const versioned: PreparedPolicySet = {
       id: 'polset-v',
       name: 'versioned',
@@ -356,6 +357,14 @@ deny contains "a speculative run of ws-1 in acme, planning aws_s3_bucket.logs" i
       parameters: {},
       policies: [],
       archive: { file: `${archiveDir}.tar.gz`, dir: archiveDir, policiesPath: 'prod' },
+      declaration: {
+        configPath: 'prod/policies.hcl',
+        sentinelBlocks: {},
+        policies: [
+          declared('instances', 'data.terraform.policies.instances.deny', 'advisory'),
+          declared('public_buckets', 'data.terraform.policies.deny', 'mandatory'),
+        ],
+      },
     };
     expect(outcomesOf(await evaluate([versioned]))).toEqual([
       {
@@ -372,20 +381,20 @@ deny contains "a speculative run of ws-1 in acme, planning aws_s3_bucket.logs" i
       },
     ]);
 
-    writeFileSync(
-      join(archiveDir, 'staging', 'policies.json'),
-      JSON.stringify({
-        policy: { staging: { query: 'data.terraform.policies.deny', enforcement_level: 'advisory' } },
-      }),
-    );
-    const staging = { ...versioned, archive: { ...versioned.archive!, policiesPath: 'staging' } };
+    const staging = {
+      ...versioned,
+      archive: { ...versioned.archive!, policiesPath: 'staging' },
+      declaration: {
+        ...versioned.declaration!,
+        policies: [declared('staging', 'data.terraform.policies.deny', 'advisory')],
+      },
+    };
     expect(outcomesOf(await evaluate([staging]))).toEqual([
       { policy: 'staging', level: 'advisory', result: 'failed', lines: ['from staging'] },
     ]);
 
-    const noConfiguration = { ...versioned, archive: { ...versioned.archive!, policiesPath: '' } };
-    expect(await evaluate([noConfiguration])).toEqual({
-      error: 'policy set versioned: its archive has no policies.hcl or policies.json at its root',
+    expect(await evaluate([{ ...versioned, declaration: undefined }])).toEqual({
+      error: 'policy set versioned: what its archive declares is unknown',
       output: '',
     });
   });

@@ -115,26 +115,46 @@ describe('evaluator worker', () => {
     expect(JSON.parse(request.engineDetailsJson!)).toEqual({ engine: 'test' });
   });
 
-  it("extracts a versioned set's archive and gives the engine the policies its sentinel.hcl declares", async () => {
+  it("extracts a versioned set's archive and gives the engine the policies recorded at upload, not re-read", async () => {
     startWorker(engine(FAIL_EVERYTHING));
+    // The archive's file declares one soft-mandatory policy; storage recorded two (an archive never
+    // changes once stored: the difference shows which one the evaluator goes by).
     const archive = await tgz({
       'prod/sentinel.hcl':
         'policy "a" {\n  source = "./a.sentinel"\n  enforcement_level = "soft-mandatory"\n}\n',
       'prod/a.sentinel': 'main = rule { true }',
+      'prod/b.sentinel': 'main = rule { true }',
     });
-    const id = queue({
-      plan,
-      sets: [{ id: 'polset-v', name: 'versioned', archive, policiesPath: './prod/' }],
-    });
+    const declaration = {
+      root: 'prod',
+      configPath: 'prod/sentinel.hcl',
+      policies: [
+        { name: 'a', enforcementLevel: 'hard-mandatory', source: './a.sentinel', query: '', description: '' },
+        { name: 'b', enforcementLevel: 'advisory', source: './b.sentinel', query: '', description: '' },
+      ],
+      sentinelBlocksJson: '{}',
+    };
+    const id = queue({ plan, sets: [{ id: 'polset-v', name: 'versioned', archive, declaration }] });
     const request = completed(await runs.decided(id));
     expect(request.outcomes).toEqual([
       expect.objectContaining({
         policySetId: 'polset-v',
         policyName: 'a',
-        enforcementLevel: 'EVALUATION_ENFORCEMENT_LEVEL_SOFT_MANDATORY',
+        enforcementLevel: 'EVALUATION_ENFORCEMENT_LEVEL_HARD_MANDATORY',
+      }),
+      expect.objectContaining({
+        policySetId: 'polset-v',
+        policyName: 'b',
+        enforcementLevel: 'EVALUATION_ENFORCEMENT_LEVEL_ADVISORY',
       }),
     ]);
-    expect(request.report).toContain('## Policy 1: versioned/a (soft-mandatory)');
+    expect(request.report).toContain('## Policy 1: versioned/a (hard-mandatory)');
+
+    // A version uploaded before declarations were recorded is not evaluated: the check fails.
+    const legacy = queue({ plan, sets: [{ id: 'polset-old', name: 'old', archive }] });
+    expect(failed(await runs.decided(legacy)).errorMessage).toBe(
+      "could not prepare the check's input: policy set old: its current version was uploaded before PolicyHub recorded what archives declare; upload the version again",
+    );
   });
 
   it('ends a check errored, saying how to install one, when no engine evaluates its kind', async () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type ArchiveLayout, checkLayout, readLayout } from '../src/domain/archive-layouts.js';
 import { DEFAULT_UPLOAD_LIMITS } from '../src/domain/upload-limits.js';
@@ -327,8 +327,8 @@ describe('the declaration read from the configuration file', () => {
         description: '',
       },
     ]);
-    // Everything but the policies (carried above) and tests (not the engine's concern).
-    expect(Object.keys(declaration.sentinelBlocks!).sort()).toEqual(['import', 'module', 'param']);
+    // Every block but tests (not the engine's concern), for the engine's configuration.
+    expect(Object.keys(declaration.sentinelBlocks!).sort()).toEqual(['import', 'module', 'param', 'policy']);
     expect(declaration.sentinelBlocks!.param).toEqual({ max_instances: [{ value: 3 }] });
   });
 
@@ -466,5 +466,34 @@ describe('the declaration read from the configuration file', () => {
     await plain.write(await tarGzOf(entries));
     const none = await plain.finish();
     expect(none.ok && none.declaration).toBeUndefined();
+  });
+});
+
+describe('the repository examples/opa set', () => {
+  it('declares three policies, each query answered by a package of its Rego files', async () => {
+    const dir = new URL('../../../examples/opa/', import.meta.url);
+    const rego = readdirSync(new URL('policies/', dir)).map((f) => `policies/${f}`);
+    const files = Object.fromEntries([
+      ['policies.hcl', readFileSync(new URL('policies.hcl', dir), 'utf8')],
+      ...rego.map((f) => [f, readFileSync(new URL(f, dir), 'utf8')]),
+    ]);
+    const verdict = await readLayout(
+      {
+        layout: 'opa',
+        root: '',
+        configs: new Map(Object.entries(files)),
+        entries: new Set(Object.keys(files)),
+      },
+      parseHcl,
+    );
+    const policies = verdict.ok ? verdict.declaration!.policies : [];
+    expect(policies.map((p) => [p.name, p.enforcementLevel]).sort()).toEqual([
+      ['allowed_instance_types', 'advisory'],
+      ['require_owner_tag', 'mandatory'],
+      ['restrict_public_buckets', 'mandatory'],
+    ]);
+    const packages = rego.map((f) => /^package (\S+)/m.exec(files[f]!)![1]);
+    for (const p of policies)
+      expect(packages).toContain(p.query.replace(/^data\./, '').replace(/\.deny$/, ''));
   });
 });

@@ -305,7 +305,7 @@ describe('uploads', () => {
         policies: [
           { name: 'a', enforcementLevel: 'advisory', source: './a.sentinel', query: '', description: '' },
         ],
-        sentinelBlocksJson: '{}',
+        sentinelBlocksJson: JSON.stringify({ policy: { a: [{ source: './a.sentinel' }] } }),
       },
     });
   });

@@ -43,6 +43,30 @@ export interface IndividualPolicy {
   query?: string | undefined;
 }
 
+/** A policy block of a versioned set's configuration file, as storage recorded it at upload. */
+export interface DeclaredArchivePolicy {
+  name: string;
+  enforcementLevel: EnforcementLevel;
+  /** kind_a: `source` as written, relative to the configuration file. */
+  source: string;
+  /** kind_b: the query naming the rule that decides. */
+  query: string;
+  description: string;
+}
+
+/**
+ * What a versioned set's archive declares, read once by storage when it was uploaded and carried
+ * in the check's input: engines run exactly these policies with these levels, and never parse the
+ * configuration file for them.
+ */
+export interface ArchiveDeclaration {
+  /** The configuration file, as an archive path (for messages). */
+  configPath: string;
+  policies: DeclaredArchivePolicy[];
+  /** kind_a: the configuration's blocks in hcl2json's shape (modules, imports, params, mocks, …). */
+  sentinelBlocks: Record<string, unknown>;
+}
+
 /** A versioned set's archive in the check's working directory. */
 export interface PreparedArchive {
   /** The tar.gz as stored. */
@@ -74,6 +98,8 @@ export interface PreparedPolicySet {
   policies: IndividualPolicy[];
   /** Versioned sets: the archive of the version that is current for the check. */
   archive?: PreparedArchive | undefined;
+  /** Versioned sets: what the archive declares (set whenever `archive` is). */
+  declaration?: ArchiveDeclaration | undefined;
   versionId?: string | undefined;
 }
 

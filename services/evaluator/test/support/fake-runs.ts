@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type * as grpc from '@grpc/grpc-js';
-import { contracts, type runsV1, toTimestamp } from '@policyhub/contracts';
+import { type commonV1, contracts, type runsV1, toTimestamp } from '@policyhub/contracts';
 import { conflict, notFound } from '@policyhub/errors';
 import {
   asServiceError,
@@ -39,6 +39,8 @@ export interface QueuedSet {
   /** A versioned set's tar.gz. */
   archive?: Buffer;
   policiesPath?: string;
+  /** What storage recorded of the archive's configuration at upload (unset: a version from before). */
+  declaration?: commonV1.ArchiveDeclaration;
 }
 
 export interface QueuedCheck {
@@ -197,6 +199,7 @@ export class FakeRuns {
             archive: s.archive ? reference(`archive/${check.id}/${s.id}`) : null,
             versionId: s.archive ? `polsetver-${s.id}` : undefined,
             policiesPath: s.policiesPath,
+            declaration: s.declaration ?? null,
           })),
         };
       },

@@ -97,8 +97,10 @@ export interface ArchiveDeclaration {
   configPath: string;
   policies: DeclaredPolicy[];
   /**
-   * Sentinel: the file's other blocks (module, import, param, mock, global, sentinel; test blocks
-   * left out) in hcl2json's shape, which the engine's configuration is built from. Undefined for OPA.
+   * Sentinel: the file's blocks (test blocks left out) in hcl2json's shape, which the engine's
+   * configuration is built from: modules, imports, params, mocks, and each policy block's other
+   * attributes (its `params`). Which policies run, their sources and levels are `policies`.
+   * Undefined for OPA.
    */
   sentinelBlocks: Record<string, unknown> | undefined;
 }
@@ -187,7 +189,7 @@ async function checkSentinel(input: LayoutInput, parseHcl: ParseHcl): Promise<Ar
     }
   }
   const sentinelBlocks: Record<string, unknown> = Object.create(null);
-  for (const [key, value] of config) if (key !== 'policy' && key !== 'test') sentinelBlocks[key] = value;
+  for (const [key, value] of config) if (key !== 'test') sentinelBlocks[key] = value;
   return { root: input.root, configPath: path, policies: declared, sentinelBlocks };
 }
 

@@ -1,13 +1,5 @@
-import {
-  archivePath,
-  configurationDir,
-  type EngineInput,
-  type EngineRun,
-  isEnforcementLevel,
-  type PolicyEngine,
-} from '../engine.js';
+import { type EngineInput, type EngineRun, isEnforcementLevel, type PolicyEngine } from '../engine.js';
 import { howItEnded, runProcess } from '../process.js';
-import { readSentinelConfiguration, SENTINEL_CONFIG_FILE } from '../sentinel/configuration.js';
 import { buildEngineRequest, type DeclaredArchivePolicies, parseEngineResult } from './contract.js';
 
 /** The engine's JSON answer is bounded: a result past this is refused. */
@@ -28,12 +20,7 @@ export class CommandEngine implements PolicyEngine {
   }
 
   async evaluate(input: EngineInput): Promise<EngineRun> {
-    let declared: DeclaredArchivePolicies;
-    try {
-      declared = await declaredSentinelPolicies(input);
-    } catch (err) {
-      return { error: (err as Error).message, output: '' };
-    }
+    const declared = declaredSentinelPolicies(input);
     const request = JSON.stringify(buildEngineRequest(input, declared));
     const limits = { timeoutMs: input.timeoutMs, maxOutputBytes: MAX_OUTPUT_BYTES };
     let run: Awaited<ReturnType<typeof runProcess>>;
@@ -80,20 +67,23 @@ export class CommandEngine implements PolicyEngine {
   }
 }
 
-/** The contract's `archive_policies`: what each kind_a archive's sentinel.hcl declares. */
-async function declaredSentinelPolicies(input: EngineInput): Promise<DeclaredArchivePolicies> {
+/**
+ * The contract's `archive_policies`: what each kind_a archive's sentinel.hcl declares, as storage
+ * recorded it at upload.
+ */
+function declaredSentinelPolicies(input: EngineInput): DeclaredArchivePolicies {
   const declared = new Map<string, Array<{ name: string; enforcementLevel: string; source: string }>>();
   for (const set of input.sets) {
-    if (set.kind !== 'kind_a' || !set.archive) continue;
-    const shownAs = archivePath(set.archive, SENTINEL_CONFIG_FILE);
-    try {
-      declared.set(
-        set.id,
-        (await readSentinelConfiguration(configurationDir(set.archive), shownAs)).policies,
-      );
-    } catch (err) {
-      throw new Error(`policy set ${set.name}: ${(err as Error).message}`);
-    }
+    if (set.kind !== 'kind_a' || !set.declaration) continue;
+    declared.set(
+      set.id,
+      set.declaration.policies.map((p) => ({
+        name: p.name,
+        enforcementLevel: p.enforcementLevel,
+        // As before: '' when the file named none (the layout check requires one).
+        source: p.source,
+      })),
+    );
   }
   return declared;
 }

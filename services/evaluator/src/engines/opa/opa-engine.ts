@@ -13,7 +13,6 @@ import { howItEnded, type ProcessRun, runProcess } from '../process.js';
 import { judgeAnswer, type OpaAnswer, readOpaAnswer } from './eval-output.js';
 import { writeInputDocument } from './input-document.js';
 import { findOpa, type OpaInstallation } from './opa-cli.js';
-import { readOpaConfiguration } from './policy-configuration.js';
 import { type RegoSyntax, regoSyntaxFor } from './rego-syntax.js';
 
 export { OPA_DOWNLOADS } from './opa-cli.js';
@@ -220,16 +219,17 @@ export class OpaEngine implements PolicyEngine {
 /**
  * A versioned set is one bundle (the archive's policies directory: every `.rego` below it, and
  * `data.json`/`data.yaml` files as data, as upstream loads it) whose policies are its
- * configuration file's blocks. Each individual policy is a bundle of its own code, so two
+ * configuration file's blocks, as recorded at upload. Each individual policy is a bundle of its own code, so two
  * policies written in the same package never add to each other's rules.
  */
 async function bundlesOf(set: PreparedPolicySet, dir: string): Promise<Bundle[]> {
   if (set.archive) {
-    const declared = await readOpaConfiguration(set.archive);
+    // What policies.hcl/json declares, as storage recorded it at upload (not read again here).
+    if (!set.declaration) throw new Error('what its archive declares is unknown');
     return [
       {
         root: configurationDir(set.archive),
-        policies: declared.map((p) => ({
+        policies: set.declaration.policies.map((p) => ({
           name: p.name,
           enforcementLevel: p.enforcementLevel,
           query: dataQuery(p.query),

@@ -1,9 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseHcl } from '../hcl.js';
 import { ARCHIVE_CONFIG_FILE, hclValue, layOutArchive, layOutPolicies, parameterValue } from './layout.js';
+
+/** HashiCorp's HCL parser (storage's, at upload), here only to read back what the adapter wrote. */
+const hcl2json = createRequire(import.meta.url)('@cdktn/hcl2json') as {
+  parse: (filename: string, contents: string) => Promise<unknown>;
+};
+const parseHcl = (text: string, filename: string) => hcl2json.parse(filename, text);
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -95,12 +101,19 @@ describe('Sentinel params from policy set parameters', () => {
   it('an archive set: the set parameters override params of the same name in its sentinel.hcl, others are kept', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'prod'));
-    writeFileSync(
-      join(dir, 'prod', 'sentinel.hcl'),
-      'policy "p" {\n  source = "./p.sentinel"\n}\nparam "regions" {\n  value = ["ap-south-1"]\n}\nparam "kept" {\n  value = "from the archive, $${literal}"\n}\n',
-    );
     const layout = await layOutArchive(
       { file: join(dir, 'a.tar.gz'), dir, policiesPath: 'prod' },
+      {
+        configPath: 'prod/sentinel.hcl',
+        policies: [
+          { name: 'p', enforcementLevel: 'advisory', source: './p.sentinel', query: '', description: '' },
+        ],
+        // hcl2json's shape of the archive's prod/sentinel.hcl, as storage recorded it at upload.
+        sentinelBlocks: (await parseHcl(
+          'policy "p" {\n  source = "./p.sentinel"\n}\nparam "regions" {\n  value = ["ap-south-1"]\n}\nparam "kept" {\n  value = "from the archive, $${literal}"\n}\n',
+          'sentinel.hcl',
+        )) as Record<string, unknown>,
+      },
       {
         id: 'polset-2',
         name: 'archived',
@@ -125,6 +138,60 @@ describe('Sentinel params from policy set parameters', () => {
       kept: `from the archive, ${'$'}{literal}`,
       token: 's3cr3t-token',
       template: EXPECTED.template,
+    });
+  });
+});
+
+describe("a versioned set's Sentinel configuration, built from the declaration recorded at upload", () => {
+  it('runs exactly the declared policies at their recorded levels, keeping the rest of the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sentinel-layout-'));
+    dirs.push(dir);
+    const layout = await layOutArchive(
+      { file: `${dir}.tar.gz`, dir, policiesPath: '' },
+      {
+        configPath: 'sentinel.hcl',
+        policies: [
+          {
+            name: 'a',
+            enforcementLevel: 'hard-mandatory',
+            source: './p/a.sentinel',
+            query: '',
+            description: '',
+          },
+        ],
+        // hcl2json's shape of the file, as storage recorded it.
+        sentinelBlocks: {
+          module: { helpers: [{ source: './helpers.sentinel' }] },
+          mock: {
+            'tfplan/v2': [{ module: [{ source: './own-mock.sentinel' }] }],
+            extra: [{ data: { x: 1 } }],
+          },
+          param: { region: [{ value: 'eu' }], other: [{ value: 'kept' }] },
+          policy: {
+            a: [{ source: './p/a.sentinel', enforcement_level: 'advisory', params: { max: 2 } }],
+            unrecorded: [{ source: './p/b.sentinel' }],
+          },
+        },
+      },
+      { id: 'polset-v', name: 'versioned', parameters: { region: 'us' } },
+      { 'tfplan/v2': '/work/mock-tfplan.sentinel', tfrun: '/work/mock-tfrun.sentinel' },
+    );
+    expect(layout.policies).toEqual([
+      { name: 'a', enforcementLevel: 'hard-mandatory', source: './p/a.sentinel', file: 'a.sentinel' },
+    ]);
+    expect(layout.configFile).toBe(join(dir, ARCHIVE_CONFIG_FILE));
+    expect(JSON.parse(readFileSync(layout.configFile, 'utf8'))).toEqual({
+      module: { helpers: [{ source: './helpers.sentinel' }] },
+      // The recorded level and source win; the block's params stay.
+      policy: { a: [{ source: './p/a.sentinel', enforcement_level: 'hard-mandatory', params: { max: 2 } }] },
+      // Provided imports are mocked from the plan; the archive's other mocks stay.
+      mock: {
+        extra: [{ data: { x: 1 } }],
+        'tfplan/v2': [{ module: [{ source: '/work/mock-tfplan.sentinel' }] }],
+        tfrun: [{ module: [{ source: '/work/mock-tfrun.sentinel' }] }],
+      },
+      // The set's parameters override params of the same name.
+      param: { region: [{ value: 'us' }], other: [{ value: 'kept' }] },
     });
   });
 });

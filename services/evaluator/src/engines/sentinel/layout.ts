@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { archivePath, configurationDir, type EnforcementLevel, type PreparedArchive } from '../engine.js';
 import {
-  readSentinelConfiguration,
-  SENTINEL_CONFIG_FILE,
-  type SentinelConfiguration,
-} from './configuration.js';
+  type ArchiveDeclaration,
+  configurationDir,
+  type EnforcementLevel,
+  type PreparedArchive,
+} from '../engine.js';
+
+/** Sentinel's configuration file (the one PolicyHub writes for a set of individual policies). */
+const SENTINEL_CONFIG_FILE = 'sentinel.hcl';
 
 /** One policy as Sentinel will run it, with what the report shows. */
 export interface LaidOutPolicy {
@@ -151,32 +154,44 @@ function literalStrings(value: unknown): unknown {
 export const ARCHIVE_CONFIG_FILE = 'policyhub.sentinel.json';
 
 /**
- * A versioned set whose archive is extracted: Sentinel runs in the archive's `policies-path`
- * directory with a configuration derived from the archive's sentinel.hcl
- * (its policies, modules, imports and params kept), the set's parameters overriding params of
- * the same name, and the provided imports mocked from the plan. It is written in HCL's JSON
- * syntax, which Sentinel reads like HCL.
+ * A versioned set whose archive is extracted: Sentinel runs in the archive's configuration
+ * directory with a configuration built from what storage recorded of the archive's sentinel.hcl at
+ * upload (the file itself is not read again): exactly the declared policies, with their recorded
+ * sources and levels (a policy block's other attributes, its `params`, kept); the file's modules,
+ * imports, params and globals kept; the set's parameters overriding params of the same name; and
+ * the provided imports mocked from the plan. It is written in HCL's JSON syntax, which Sentinel
+ * reads like HCL.
  */
 export async function layOutArchive(
   archive: PreparedArchive,
+  declaration: ArchiveDeclaration | undefined,
   set: { id: string; name: string; parameters: Record<string, string> },
   mocks: MockFiles,
 ): Promise<SetLayout> {
+  if (!declaration) throw new Error(`policy set ${set.name}: what its archive declares is unknown`);
   const dir = configurationDir(archive);
-  const where = archivePath(archive, SENTINEL_CONFIG_FILE);
-  let configuration: SentinelConfiguration;
-  try {
-    configuration = await readSentinelConfiguration(dir, where);
-  } catch (err) {
-    throw new Error(`policy set ${set.name}: ${(err as Error).message}`);
-  }
   const config: Record<string, unknown> = Object.create(null);
-  // hcl2json gives strings in their source form (`$${` still escaped, `${x}` a template), which
-  // is what HCL's JSON syntax reads: the archive's own blocks are copied as they are.
-  for (const [key, value] of Object.entries(configuration.blocks)) {
-    if (key === 'test') continue;
+  // hcl2json (storage's parser at upload) gives strings in their source form (`$${` still
+  // escaped, `${x}` a template), which is what HCL's JSON syntax reads: the recorded blocks are
+  // copied as they are.
+  for (const [key, value] of Object.entries(declaration.sentinelBlocks)) {
+    if (key === 'test' || key === 'policy') continue;
     config[key] = value;
   }
+  const recorded = (declaration.sentinelBlocks.policy ?? {}) as Record<string, unknown>;
+  const policyBlocks: Record<string, unknown> = Object.create(null);
+  for (const p of declaration.policies) {
+    const bodies = Object.hasOwn(recorded, p.name) ? recorded[p.name] : undefined;
+    const body = Array.isArray(bodies) && isObject(bodies[0]) ? bodies[0] : {};
+    policyBlocks[p.name] = [
+      {
+        ...(body as Record<string, unknown>),
+        source: p.source || `./${p.name}.sentinel`,
+        enforcement_level: p.enforcementLevel,
+      },
+    ];
+  }
+  config.policy = policyBlocks;
   const mocksKept: Record<string, unknown> = Object.create(null);
   for (const [name, body] of Object.entries((config.mock as Record<string, unknown> | undefined) ?? {})) {
     if (!PROVIDED_IMPORTS.has(name)) mocksKept[name] = body;
@@ -199,9 +214,12 @@ export async function layOutArchive(
     setName: set.name,
     dir,
     configFile,
-    policies: configuration.policies.map((p) => {
+    policies: declaration.policies.map((p) => {
       const source = p.source || `./${p.name}.sentinel`;
       return { name: p.name, enforcementLevel: p.enforcementLevel, source, file: basename(source) };
     }),
   };
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

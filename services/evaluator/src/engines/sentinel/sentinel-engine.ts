@@ -68,7 +68,7 @@ export class SentinelEngine implements PolicyEngine {
       for (const [i, set] of sets.entries()) {
         layouts.push(
           set.archive
-            ? await layOutArchive(set.archive, set, mocks)
+            ? await layOutArchive(set.archive, set.declaration, set, mocks)
             : await layOutPolicies(join(workDir, `set-${i}`), set, mocks),
         );
       }
