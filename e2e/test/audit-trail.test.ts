@@ -399,6 +399,55 @@ describe('audit trail: acts of policy-sets and runs', () => {
     expect(everything.text).not.toContain(uploadUrl);
     expect(everything.text).not.toContain(new URL(uploadUrl).pathname.split('/').pop()!);
   });
+
+  it('records the creation, update and deletion of a set parameter with its key, never its value', async () => {
+    const org = await createOrganization(t, 'audit-var');
+    const set = await createPolicySet(org.owner.api, org.name);
+    const secret = `s3cr3t-${uniqueName('audit')}`;
+    const path = `/policy-sets/${set.id}/parameters`;
+    const vars = (attributes: Record<string, unknown>) => ({ data: { type: 'vars', attributes } });
+    const created = await org.owner.api.post(
+      path,
+      vars({ key: 'api_token', value: secret, sensitive: true }),
+    );
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.id as string;
+    const updated = await org.owner.api.patch(
+      `${path}/${id}`,
+      vars({ key: 'api_token2', value: `${secret}-2` }),
+    );
+    expect(updated.status, updated.text).toBe(200);
+    expect((await org.owner.api.delete(`${path}/${id}`)).status).toBe(204);
+
+    const events = await trailUntil(org.owner.api, org.name, (e) =>
+      ['var.create', 'var.update', 'var.destroy'].every((a) => acts(e).includes(a)),
+    );
+    const ofVar = events.filter((e) => e.resource.type === 'var');
+    expect(ofVar.map((e) => e.resource.action)).toEqual(['create', 'update', 'destroy']);
+    expect(ofVar.map((e) => e.resource.meta)).toEqual([
+      {
+        organization: org.name,
+        policy_set_id: set.id,
+        key: 'api_token',
+        sensitive: true,
+        outcome: 'succeeded',
+      },
+      {
+        organization: org.name,
+        policy_set_id: set.id,
+        key: 'api_token2',
+        sensitive: true,
+        outcome: 'succeeded',
+      },
+      { organization: org.name, policy_set_id: set.id, outcome: 'succeeded' },
+    ]);
+    for (const e of ofVar) {
+      expect(e.resource.id).toBe(id);
+      expect(e.auth.accessor_id).toBe(org.owner.id);
+    }
+    expect(JSON.stringify(events)).not.toContain(secret);
+    expect((await t.admin.get('/admin/audit-trail')).text).not.toContain(secret);
+  });
 });
 
 describe('audit trail: retention', () => {

@@ -14,11 +14,17 @@ export interface SecurityTestSystem extends TestSystem {
 
 /**
  * Like startTestSystem (the whole system on a fresh database, reached over HTTP), plus what the
- * security suites need: every service's log lines captured at any level, and environment
- * settings (upload limits) applied for this system only.
+ * security suites need: every service's log lines captured at any level, environment settings
+ * (upload limits) applied for this system only, and optionally the built-in evaluator.
  */
 export async function startSecurityTestSystem(
-  options: { captureLogs?: boolean; logLevel?: string; env?: Record<string, string> } = {},
+  options: {
+    captureLogs?: boolean;
+    logLevel?: string;
+    env?: Record<string, string>;
+    /** The built-in evaluator (its log lines are captured with the services'). */
+    evaluator?: SystemOptions['evaluator'];
+  } = {},
 ): Promise<SecurityTestSystem> {
   const previousEnv = Object.fromEntries(Object.keys(options.env ?? {}).map((k) => [k, process.env[k]]));
   Object.assign(process.env, options.env ?? {});
@@ -38,6 +44,7 @@ export async function startSecurityTestSystem(
     databaseUrl: db.url,
     logLevel: options.logLevel ?? (options.captureLogs ? 'trace' : (process.env.TEST_LOG_LEVEL ?? 'silent')),
     ...(options.captureLogs ? { logDestination: capture } : {}),
+    ...(options.evaluator ? { evaluator: options.evaluator } : {}),
   };
   const system = await startSystem(systemOptions);
   const client = (token: string) => new ApiClient(system.baseUrl, token);

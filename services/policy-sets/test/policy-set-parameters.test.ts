@@ -1,4 +1,6 @@
+import * as grpc from '@grpc/grpc-js';
 import { InProcessTransport } from '@policyhub/events';
+import { readServiceError } from '@policyhub/grpc-runtime';
 import { createLogger } from '@policyhub/telemetry';
 import { testSigningKeys } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +114,40 @@ describe('policy set parameters', () => {
       value: SECRET,
       sensitive: true,
     });
+  });
+});
+
+describe('parameter values for the engine', () => {
+  it('a sensitive value that cannot be decrypted fails the call, naming the parameter and never a value', async () => {
+    const set = (
+      await h.clients.policySets.CreatePolicySet({ organization: ORG, name: 'unreadable', global: true }, as)
+    ).policySet!;
+    const p = (
+      await h.clients.parameters.CreatePolicySetParameter(
+        { policySetId: set.id, key: 'token', value: SECRET, sensitive: true },
+        as,
+      )
+    ).parameter!;
+    // As after a rotation that dropped the key this value was sealed with.
+    await h.service.db.query(
+      "UPDATE policy_set_parameters SET sealed_value = 'dropped:' || split_part(sealed_value, ':', 2) WHERE id = $1",
+      [p.id],
+    );
+    const err = await parameterValues([set.id]).then(
+      () => expect.fail('expected a rejection'),
+      (e) => readServiceError(e),
+    );
+    expect(err).toMatchObject({
+      status: grpc.status.FAILED_PRECONDITION,
+      code: 'POLICY_SETS_PARAMETER_UNREADABLE',
+    });
+    expect(err.items[0]!.detail).toBe(
+      `parameter token (${p.id}) of policy set ${set.id} cannot be decrypted: sealed with key dropped, which is not configured`,
+    );
+    // The sets that apply to a run are still answered (keys only), so runs can still plan.
+    expect((await applicableParameters()).find((s) => s.id === set.id)!.parameters).toEqual([
+      { key: 'token', value: '', sensitive: true },
+    ]);
   });
 });
 

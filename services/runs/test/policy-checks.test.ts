@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import { fromTimestamp, type runsV1 } from '@policyhub/contracts';
+import { conflict } from '@policyhub/errors';
 import { readServiceError } from '@policyhub/grpc-runtime';
 import { waitFor } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -180,6 +181,22 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       [checkId],
     );
     expect(JSON.stringify(snapshot[0]!.policy_sets)).not.toContain('eu-west-1');
+    // A sensitive value policy-sets cannot decrypt: the evaluator is told which, and why.
+    h.policySets.parameterError = conflict(
+      'POLICY_SETS_PARAMETER_UNREADABLE',
+      `parameter token (var-1) of policy set ${setId} cannot be decrypted: sealed with key old, which is not configured`,
+    );
+    try {
+      const unreadable = await rejection(
+        h.evaluator.GetPolicyCheckInput({ policyCheckId: checkId, leaseToken: lease.leaseToken }),
+      );
+      expect(unreadable).toMatchObject({
+        status: grpc.status.FAILED_PRECONDITION,
+        code: 'POLICY_SETS_PARAMETER_UNREADABLE',
+      });
+    } finally {
+      h.policySets.parameterError = undefined;
+    }
     await h.evaluator.FailPolicyCheck({ policyCheckId: checkId, leaseToken: lease.leaseToken });
     expect((await h.runs.GetRun({ id: runId }, owner('acme'))).run!.status).toBe('RUN_STATUS_ERRORED');
   });

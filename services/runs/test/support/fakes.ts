@@ -50,8 +50,12 @@ export class FakePolicySets implements PolicySetSource {
     return this.byWorkspace.get(workspace.id) ?? [];
   }
 
+  /** What parameterValues throws instead, when set (policy-sets' error as runs' client rethrows it). */
+  parameterError: Error | undefined;
+
   async parameterValues(organization: { name: string }, policySetIds: readonly string[]) {
     this.parameterCalls.push({ organization: organization.name, policySetIds: [...policySetIds] });
+    if (this.parameterError) throw this.parameterError;
     return new Map(
       policySetIds.flatMap((id) => (this.parameters.has(id) ? [[id, this.parameters.get(id)!]] : [])),
     );
