@@ -54,6 +54,15 @@ deny contains msg if {
 }
 `;
 
+/** A rule on the run rather than the plan: destroy runs are refused. */
+const V1_NO_DESTROY = `package terraform.policies.destroy
+
+deny contains msg if {
+  input.run.is_destroy == true
+  msg := "destroy runs need a change ticket"
+}
+`;
+
 let t: TestSystem;
 let internal: InternalRunsApi;
 let org: Awaited<ReturnType<typeof createOrganization>>;
@@ -108,8 +117,12 @@ async function opaWorkspace(
 }
 
 /** A run whose plan creates these resource types; its (single) task stage id. */
-async function plannedRun(workspaceId: string, resourceTypes: string[]) {
-  const run = await createRun(org.owner.api, workspaceId);
+async function plannedRun(
+  workspaceId: string,
+  resourceTypes: string[],
+  attributes: Record<string, unknown> = {},
+) {
+  const run = await createRun(org.owner.api, workspaceId, attributes);
   const res = await internal.executor.ReportPlanFinished({
     runId: run.id,
     planJson: planJson(resourceTypes),
@@ -301,6 +314,31 @@ describe('with the OPA and Sentinel engines', () => {
     expect(await runStatus(runId)).toBe('errored');
     const override = await approver.api.post(`/task-stages/${stageId}/actions/override`, {});
     expect(override.status, override.text).toBe(409);
+  });
+
+  it("tells OPA whether the run is a destroy run (input.run.is_destroy, from the run's is-destroy)", {
+    timeout: 90_000,
+  }, async () => {
+    const { workspace } = await opaWorkspace([
+      {
+        policies: [
+          { code: V1_NO_DESTROY, query: 'data.terraform.policies.destroy.deny', level: 'mandatory' },
+        ],
+      },
+    ]);
+    const destroy = await plannedRun(workspace.id, ['aws_instance'], { 'is-destroy': true });
+    const plain = await plannedRun(workspace.id, ['aws_instance']);
+    const shown = await org.owner.api.get(`/runs/${destroy.runId}`);
+    expect(shown.body.data.attributes['is-destroy']).toBe(true);
+    expect((await org.owner.api.get(`/runs/${plain.runId}`)).body.data.attributes['is-destroy']).toBe(false);
+
+    expect((await settled(destroy.stageId, worker)).data.attributes.status).toBe('failed');
+    const { outcomes } = await outcomesOf(destroy.stageId);
+    expect(outcomes[0]!.attributes.outcomes[0]).toMatchObject({
+      status: 'failed',
+      output: [{ print: 'destroy runs need a change ticket' }],
+    });
+    expect((await settled(plain.stageId, worker)).data.attributes.status).toBe('passed');
   });
 
   it('evaluates two OPA sets in one evaluation with two outcomes, which filters select', {

@@ -22,7 +22,14 @@ describe('the run facts engines expose (input.run, tfrun)', () => {
       speculative: true,
       organization: { name: 'acme' },
       workspace: { id: 'ws-1', name: 'prod' },
+      isDestroy: undefined,
     });
     expect(runFacts(input({})).workspace).toEqual({ id: 'ws-1', name: undefined });
+  });
+
+  it('carry whether the run is a destroy run when runs says, and leave it out otherwise', () => {
+    expect(runFacts(input({ isDestroy: true })).isDestroy).toBe(true);
+    expect(runFacts(input({ isDestroy: false })).isDestroy).toBe(false);
+    expect(runFacts(input({})).isDestroy).toBeUndefined();
   });
 });

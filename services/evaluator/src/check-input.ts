@@ -40,6 +40,7 @@ export function runFacts(input: CheckInput): RunFacts {
     speculative: input.run?.planOnly ?? false,
     organization: { name: input.organization },
     workspace: { id: input.workspaceId, name: input.run?.workspaceName ?? undefined },
+    isDestroy: input.run?.isDestroy ?? undefined,
   };
 }
 

@@ -186,6 +186,29 @@ describe('runs service: checks and policy evaluations share one fair rotation', 
     expect(await claimAll(true)).toEqual(older);
   });
 
+  it('concurrent claims hand out every check and evaluation exactly once', async () => {
+    const work: string[] = [];
+    for (const organization of ['race-a', 'race-b', 'race-c']) {
+      work.push(...(await queued(organization, { check: true, evaluation: true })));
+      work.push(...(await queued(organization, { evaluation: true })));
+    }
+    const claimed: string[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (;;) {
+          const res = await h.evaluator.ClaimPolicyCheck({
+            evaluatorId: 'racer',
+            leaseSeconds: 600,
+            includePolicyEvaluations: true,
+          });
+          if (!res.claimed) return;
+          claimed.push(res.lease!.policyCheckId);
+        }
+      }),
+    );
+    expect(claimed.sort()).toEqual([...work].sort());
+  });
+
   it('an evaluation handed out as often as allowed is errored on the next claim, and the rotation goes on', async () => {
     const [poison] = await queued('poison-evaluation', { evaluation: true });
     // As if MAX_CLAIMS evaluators had claimed it and crashed (each lease expired).

@@ -138,6 +138,42 @@ describe('runs service: task stages and policy evaluations', () => {
     throw new Error(`${evaluationId} was not claimable`);
   }
 
+  it('records a destroy run and tells the evaluator so, for its check and its evaluation', async () => {
+    const ws = h.workspaces.add(`ws-stage-${++n}`, 'acme');
+    h.policySets.byWorkspace.set(ws.id, [
+      policySet('ps-destroy-a', [['c', 'hard-mandatory']]),
+      opaSet('ps-destroy-b', [['d', 'advisory']]),
+    ]);
+    const created = (await h.runs.CreateRun({ workspaceId: ws.id, isDestroy: true }, owner('acme'))).run!;
+    expect(created.isDestroy).toBe(true);
+    const planned = (
+      await h.executor.ReportPlanFinished({ runId: created.id, planJson: plan(['aws_s3_bucket']) })
+    ).run!;
+    expect((await h.runs.GetRun({ id: created.id }, owner('acme'))).run!.isDestroy).toBe(true);
+    const { taskStage } = await h.stages.GetTaskStage({ id: planned.taskStageIds[0]! }, owner('acme'));
+    for (const id of [planned.policyCheckIds[0]!, taskStage!.policyEvaluationIds[0]!]) {
+      const lease = await claimEvaluation(id);
+      const input = await h.evaluator.GetPolicyCheckInput({
+        policyCheckId: id,
+        leaseToken: lease.leaseToken,
+      });
+      expect(input.run).toMatchObject({ isDestroy: true, planOnly: false });
+      await h.evaluator.FailPolicyCheck({ policyCheckId: id, leaseToken: lease.leaseToken });
+    }
+    const plain = await plannedRun([opaSet('ps-plain-b', [['e', 'advisory']])]);
+    expect(plain.isDestroy).toBe(false);
+    const plainStage = (await h.stages.GetTaskStage({ id: plain.taskStageIds[0]! }, owner('acme')))
+      .taskStage!;
+    const evaluationId = plainStage.policyEvaluationIds[0]!;
+    const lease = await claimEvaluation(evaluationId);
+    const input = await h.evaluator.GetPolicyCheckInput({
+      policyCheckId: evaluationId,
+      leaseToken: lease.leaseToken,
+    });
+    expect(input.run!.isDestroy).toBe(false);
+    await h.evaluator.FailPolicyCheck({ policyCheckId: evaluationId, leaseToken: lease.leaseToken });
+  });
+
   type Result = 'passed' | 'failed' | 'errored';
   async function evaluated(
     sets: PolicySetSnapshot[],

@@ -26,7 +26,7 @@ export interface RunFacts {
   message: string;
   /** A plan-only (speculative) run. */
   speculative: boolean;
-  /** A destroy plan; undefined while runs does not say. */
+  /** A destroy run; undefined when runs does not say (a runs service from before it did). */
   isDestroy?: boolean | undefined;
   organization: { name: string };
   workspace: { id: string; name?: string | undefined };

@@ -5,8 +5,8 @@ import type { RunFacts } from './engine.js';
  * `input.run`): id, created_at, message, speculative, is_destroy, organization.name,
  * workspace.id and .name. Only what PolicyHub knows is set; a property it does not know
  * (created_by, commit_sha, variables, cost estimates, the workspace's settings and project, and
- * is_destroy and workspace.name until runs provides them) is left out, so a policy reading it
- * finds it undefined rather than a made-up value.
+ * is_destroy or workspace.name from a runs service that does not send them) is left out, so a
+ * policy reading it finds it undefined rather than a made-up value.
  */
 export function runData(run: RunFacts): Record<string, unknown> {
   const workspace: Record<string, unknown> = { id: run.workspace.id };

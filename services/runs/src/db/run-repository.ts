@@ -13,6 +13,7 @@ export interface RunRow {
   status: string;
   status_timestamps: Record<string, string>;
   plan_only: boolean;
+  is_destroy: boolean;
   plan_object_key: string | null;
   configuration_version_id: string | null;
   created_by: string;
@@ -55,14 +56,15 @@ export class RunRepository {
     status: string;
     statusTimestamps: Record<string, string>;
     planOnly: boolean;
+    isDestroy: boolean;
     configurationVersionId: string | null;
     createdBy: string;
     createdAt: string;
   }): Promise<void> {
     await this.db.query(
       `INSERT INTO runs (id, organization, workspace_id, message, status, status_timestamps, plan_only, created_by,
-                         created_at, updated_at, configuration_version_id, organization_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11)`,
+                         created_at, updated_at, configuration_version_id, organization_id, is_destroy)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12)`,
       [
         run.id,
         run.organization,
@@ -76,6 +78,7 @@ export class RunRepository {
         run.configurationVersionId,
         // '' (a workspace answer without an id) is stored as unknown, i.e. by-name semantics.
         run.organizationId || null,
+        run.isDestroy,
       ],
     );
   }

@@ -40,6 +40,7 @@ export function evaluatorHandlers(
             createdAt: toTimestamp(input.run.created_at),
             message: input.run.message,
             planOnly: input.run.plan_only,
+            isDestroy: input.run.is_destroy,
             workspaceName: input.evaluation.workspace_name || undefined,
           },
           policySets: input.policySets.map(toEvaluationSet),
@@ -56,6 +57,7 @@ export function evaluatorHandlers(
           createdAt: toTimestamp(input.run.created_at),
           message: input.run.message,
           planOnly: input.run.plan_only,
+          isDestroy: input.run.is_destroy,
         },
         policySets: input.policySets.map(toEvaluationSet),
       };

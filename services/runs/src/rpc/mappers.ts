@@ -48,6 +48,7 @@ export const toRun = (r: RunView, principal: Principal | undefined): runsV1.Run 
   status: runStatus.fromKnownWord(r.status),
   statusTimestamps: statusTimestamps(r.status_timestamps),
   planOnly: r.plan_only,
+  isDestroy: r.is_destroy,
   createdAt: toTimestamp(r.created_at),
   updatedAt: toTimestamp(r.updated_at),
   policyCheckIds: r.policy_check_ids,

@@ -11,6 +11,7 @@ export function runHandlers(runs: RunUseCases, control: RunControlUseCases): Han
         workspaceId: req.workspaceId,
         message: req.message,
         planOnly: req.planOnly,
+        isDestroy: req.isDestroy,
         configurationVersionId: req.configurationVersionId,
       });
       return { run: toRun(run, principal) };

@@ -138,6 +138,8 @@ export async function applyConfigurationUpload(tx: Queryable, upload: Configurat
       workspaceId: version.workspace_id,
       message: autoQueuedRunMessage(version.id),
       planOnly: version.speculative,
+      // Upstream's auto-queued runs of an upload are never destroy runs.
+      isDestroy: false,
       configurationVersionId: version.id,
       createdBy: version.created_by,
     });

@@ -12,6 +12,7 @@ export interface NewRun {
   workspaceId: string;
   message: string;
   planOnly: boolean;
+  isDestroy: boolean;
   configurationVersionId: string | null;
   createdBy: string;
 }
@@ -29,6 +30,7 @@ export async function insertRun(tx: Queryable, run: NewRun): Promise<string> {
     status: RUN_STATUS.pending,
     statusTimestamps: withStatusTimestamp({}, RUN_STATUS.pending, now),
     planOnly: run.planOnly,
+    isDestroy: run.isDestroy,
     configurationVersionId: run.configurationVersionId,
     createdBy: run.createdBy,
     createdAt: now.toISOString(),

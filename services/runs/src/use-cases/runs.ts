@@ -33,7 +33,13 @@ export class RunUseCases {
 
   async create(
     principal: Principal | undefined,
-    input: { workspaceId: string; message: string; planOnly: boolean; configurationVersionId?: string },
+    input: {
+      workspaceId: string;
+      message: string;
+      planOnly: boolean;
+      isDestroy?: boolean;
+      configurationVersionId?: string;
+    },
   ): Promise<RunView> {
     const caller = requirePrincipal(principal);
     const workspace = await permittedWorkspace(this.deps, caller, input.workspaceId, CREATE_RUNS);
@@ -64,6 +70,7 @@ export class RunUseCases {
         message,
         // A speculative configuration can only be planned (upstream).
         planOnly: input.planOnly || speculative,
+        isDestroy: input.isDestroy ?? false,
         configurationVersionId: input.configurationVersionId || null,
         createdBy: caller.userId,
       });

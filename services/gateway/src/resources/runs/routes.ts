@@ -114,6 +114,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
       const doc = new RequestDocument(validBody(request));
       const message = doc.nullableString('message') ?? '';
       const planOnly = doc.boolean('plan-only') ?? false;
+      const isDestroy = doc.boolean('is-destroy') ?? false;
       const workspaceId = doc.relationshipId('workspace');
       const configurationVersionId = doc.relationshipId('configuration-version');
       if (!workspaceId) {
@@ -124,7 +125,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         );
       }
       const { run } = await clients.runs.CreateRun(
-        { workspaceId, message, planOnly, configurationVersionId },
+        { workspaceId, message, planOnly, isDestroy, configurationVersionId },
         as(request),
       );
       return sendDocument(reply, 201, { data: serializeRun(run!) });

@@ -24,7 +24,11 @@ export const RUN = defineResource({
     message: field(Type.String(), { write: write.string({ maxLength: 10_000 }) }),
     source: Type.Literal('tfe-api'),
     'plan-only': field(Type.Boolean(), { write: write.boolean() }),
-    'is-destroy': Type.Literal(false),
+    'is-destroy': field(Type.Boolean(), {
+      write: write.boolean(
+        'A destroy run: its plan destroys every resource of the workspace. Default false.',
+      ),
+    }),
     'auto-apply': Type.Literal(false),
     'created-at': Timestamp,
     actions: closed({

@@ -20,7 +20,7 @@ export function serializeRun(r: runsV1.Run__Output): RunObject {
       message: r.message,
       source: 'tfe-api',
       'plan-only': r.planOnly,
-      'is-destroy': false,
+      'is-destroy': r.isDestroy,
       'auto-apply': false,
       'created-at': isoTime(r.createdAt),
       actions: {
