@@ -230,6 +230,15 @@ export class SecurityFixtures {
       return { id: run.body.data.relationships.plan.data.id as string, runId };
     });
 
+  /** The capability token of the shared finished plan's log URL (handed to the owner). */
+  sharedPlanLogToken = () =>
+    this.shared('plan-log-token', async () => {
+      const plan = await this.sharedFinishedPlan();
+      const res = await this.api.get(`/plans/${plan.id}`);
+      expect(res.status, res.text).toBe(200);
+      return new URL(res.body.data.attributes['log-read-url'] as string).pathname.split('/').pop()!;
+    });
+
   sharedComment = () =>
     this.shared('comment', async () => {
       const run = await this.sharedRun();

@@ -1,5 +1,5 @@
 import { planJson } from './runs.js';
-import { API, document, type Endpoint, LIST, NO_BODY, org, SHOW } from './security-endpoint.js';
+import { API, document, type Endpoint, LIST, NO_BODY, org, PUBLIC, SHOW } from './security-endpoint.js';
 
 /** Runs, run events, comments and policy checks (services/runs README). */
 export const RUN_ENDPOINTS: Endpoint[] = [
@@ -256,6 +256,14 @@ export const RUN_ENDPOINTS: Endpoint[] = [
     body: NO_BODY,
     query: SHOW,
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedPendingPlan()).id } }),
+  },
+  {
+    method: 'GET',
+    path: `${API}/plan-logs/:token`,
+    access: PUBLIC,
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { token: await o.fixtures.sharedPlanLogToken() } }),
   },
   {
     method: 'GET',

@@ -65,15 +65,17 @@ describe('startTracing', () => {
     }
   });
 
-  it('traces HTTP requests by route with the upload capability token redacted, and skips probes', async () => {
+  it('traces HTTP requests by route with capability tokens (uploads, plan logs) redacted, and skips probes', async () => {
     const { default: Fastify } = await import('fastify');
     const app = Fastify();
     app.put('/api/v2/uploads/:token', async () => ({ ok: true }));
+    app.get('/api/v2/plan-logs/:token', async () => 'log');
     app.get('/healthz', async () => ({ status: 'ok' }));
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     try {
       const secret = 'cap-0123456789abcdef';
       await fetch(`${base}/api/v2/uploads/${secret}`, { method: 'PUT', body: 'x' });
+      await fetch(`${base}/api/v2/plan-logs/${secret}?offset=0&limit=10`);
       await fetch(`${base}/healthz`);
       await tracing!.forceFlush();
       const spans = exporter.getFinishedSpans();
@@ -82,6 +84,10 @@ describe('startTracing', () => {
       );
       expect(server?.name).toBe('PUT /api/v2/uploads/:token');
       expect(server?.attributes['url.path']).toBe('/api/v2/uploads/:token');
+      const log = spans.find(
+        (s) => s.attributes['http.route'] === '/api/v2/plan-logs/:token' && s.kind === 1,
+      );
+      expect(log?.attributes['url.path']).toBe('/api/v2/plan-logs/:token');
       expect(JSON.stringify(spans.map((s) => [s.name, s.attributes]))).not.toContain(secret);
       expect(spans.some((s) => String(s.attributes['url.path'] ?? '').includes('healthz'))).toBe(false);
     } finally {

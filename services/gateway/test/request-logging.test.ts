@@ -67,6 +67,7 @@ describe('gateway logs', () => {
     const capability = 'capability-0123456789';
     lines.length = 0;
     await app.inject({ method: 'PUT', url: `/api/v2/uploads/${capability}`, payload: 'x' });
+    await app.inject({ method: 'GET', url: `/api/v2/plan-logs/${capability}?offset=0&limit=10` });
     const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
     expect(requests.length).toBeGreaterThan(0);
     expect(lines.join('\n')).not.toContain(capability);

@@ -1,7 +1,9 @@
 import type { Db } from '@policyhub/db';
+import type { PlanLogTokens } from './domain/plan-log-token.js';
 import type {
   ObjectStore,
   ObjectStreams,
+  PermissionCheck,
   PolicySetSource,
   UploadSessions,
   WorkspaceDirectory,
@@ -16,6 +18,10 @@ export interface Deps {
   /** Streaming object access (plan JSON in and out, configuration archives out). */
   streams: ObjectStreams;
   uploadSessions: UploadSessions;
+  /** Whether the subject a plan log URL was handed to may still read runs. */
+  permissions: PermissionCheck;
+  /** Mints and verifies plan log URLs' tokens (keys derived from the signing keys). */
+  logTokens: PlanLogTokens;
   /** Largest plan JSON accepted over HTTP (PLAN_MAX_BYTES). */
   planMaxBytes: number;
   /** Called after a transaction queued object deletions, so the sweeper runs soon. */

@@ -11,6 +11,7 @@ import {
 import type { Logger } from '@policyhub/telemetry';
 import { grpcObjectStore } from './clients/object-store.js';
 import { grpcObjectStreams } from './clients/object-streams.js';
+import { grpcPermissionCheck } from './clients/permission-check.js';
 import { grpcPolicySetSource } from './clients/policy-set-source.js';
 import { grpcUploadSessions } from './clients/upload-sessions.js';
 import { grpcWorkspaceDirectory } from './clients/workspace-directory.js';
@@ -18,9 +19,11 @@ import { startDeletionConsumer } from './consumers/deletions.js';
 import { startUploadCompletedConsumer } from './consumers/upload-completed.js';
 import type { Deps } from './deps.js';
 import { DEFAULT_PLAN_MAX_BYTES } from './domain/plan-status.js';
+import { PlanLogTokens } from './domain/plan-log-token.js';
 import type {
   ObjectStore,
   ObjectStreams,
+  PermissionCheck,
   PolicySetSource,
   UploadSessions,
   WorkspaceDirectory,
@@ -48,6 +51,7 @@ export interface RunsOptions {
     objects?: ObjectStore;
     streams?: ObjectStreams;
     uploadSessions?: UploadSessions;
+    permissions?: PermissionCheck;
   };
   /** Largest plan JSON accepted over HTTP (PLAN_MAX_BYTES; default 100 MiB). */
   planMaxBytes?: number;
@@ -97,6 +101,7 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     objects: grpcObjectStore(options.storageAddress, auth.credential),
     streams: grpcObjectStreams(options.storageAddress, auth.credential),
     uploadSessions: grpcUploadSessions(options.storageAddress, auth.credential),
+    permissions: grpcPermissionCheck(options.adminOrgsAddress, auth.credential),
   };
   const ports = {
     workspaces: options.ports?.workspaces ?? adapters.workspaces,
@@ -104,7 +109,9 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     objects: options.ports?.objects ?? adapters.objects,
     streams: options.ports?.streams ?? adapters.streams,
     uploadSessions: options.ports?.uploadSessions ?? adapters.uploadSessions,
+    permissions: options.ports?.permissions ?? adapters.permissions,
   };
+  const logTokens = new PlanLogTokens(options.signingKeys);
   let sweeper: ObjectSweeper | undefined;
   // The use cases' Deps, built once from the pool startGrpcService opens (onStart is the first
   // hook that has it).
@@ -113,6 +120,7 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     deps ??= {
       db,
       ...ports,
+      logTokens,
       planMaxBytes: options.planMaxBytes ?? DEFAULT_PLAN_MAX_BYTES,
       onObjectsOrphaned: () => sweeper?.schedule(),
     };

@@ -1,3 +1,4 @@
+import type { Permission } from '@policyhub/permissions';
 import type { PolicySetSnapshot } from './evaluation.js';
 
 /** What runs needs to know about a workspace (owned by admin-orgs). */
@@ -21,6 +22,17 @@ export interface SetParameter {
   key: string;
   value: string;
   sensitive: boolean;
+}
+
+/** Whether someone still holds a permission (admin-orgs' Identity.CheckPermission). */
+export interface PermissionCheck {
+  /** `subjectId`: a user, team or organization id; false for one that no longer exists. */
+  holds(query: {
+    subjectId: string;
+    organization: string;
+    organizationId: string | undefined;
+    permission: Permission;
+  }): Promise<boolean>;
 }
 
 export interface PolicySetSource {

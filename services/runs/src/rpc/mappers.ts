@@ -64,7 +64,8 @@ export const toRun = (r: RunView, principal: Principal | undefined): runsV1.Run 
   taskStageIds: r.task_stage_ids,
 });
 
-export const toPlan = (p: PlanRow): runsV1.Plan => ({
+/** `logReadToken`: the caller's log capability ('' for none). */
+export const toPlan = (p: PlanRow, logReadToken = ''): runsV1.Plan => ({
   id: p.id,
   runId: p.run_id,
   organization: p.organization,
@@ -78,6 +79,7 @@ export const toPlan = (p: PlanRow): runsV1.Plan => ({
   hasJsonOutput: p.has_json_output,
   createdAt: toTimestamp(p.created_at),
   updatedAt: toTimestamp(p.updated_at),
+  logReadToken,
 });
 
 export const toConfigurationVersion = (

@@ -17,7 +17,12 @@ type Options = ImplementOptions;
 export function planHandlers(plans: PlanUseCases, options: Options): Handlers<runsV1.PlansHandlers> {
   return {
     async GetPlan(req, { principal }) {
-      return { plan: toPlan(await plans.get(principal, req.id)) };
+      const plan = await plans.get(principal, req.id);
+      return { plan: toPlan(plan, plans.logToken(principal, plan)) };
+    },
+
+    async ReadPlanLog(req, { principal }) {
+      return plans.readLog(principal, req.token);
     },
 
     UploadPlanJson: streaming(
@@ -37,7 +42,7 @@ export function planHandlers(plans: PlanUseCases, options: Options): Handlers<ru
             data,
             () => call.cancelled,
           );
-          return { plan: toPlan(plan), run: toRun(run, principal) };
+          return { plan: toPlan(plan, plans.logToken(principal, plan)), run: toRun(run, principal) };
         }),
     ),
 

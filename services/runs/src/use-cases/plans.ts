@@ -3,6 +3,7 @@ import type { Principal } from '@policyhub/permissions';
 import { PlanRepository, type PlanRow } from '../db/plan-repository.js';
 import { RunRepository, type RunView } from '../db/run-repository.js';
 import { PlanDocumentValidator } from '../domain/plan-document.js';
+import { planLog } from '../domain/plan-log.js';
 import { PLAN_STATUS, PLAN_UPLOAD_HOLD_MS } from '../domain/plan-status.js';
 import { planObjectKey } from '../domain/ports.js';
 import { CREATE_RUNS, READ_RUNS, requirePermission } from '../domain/rules.js';
@@ -42,6 +43,40 @@ export class PlanUseCases {
     if (!plan) throw notFound('RUNS_PLAN_NOT_FOUND');
     requirePermission(principal, plan.organization, READ_RUNS, 'RUNS_PLAN_NOT_FOUND', plan.organization_id);
     return plan;
+  }
+
+  /**
+   * The token of the plan's log URL for this caller ('' for internal callers): it stands for the
+   * caller's `read-runs`, which ReadPlanLog checks again when the URL is used.
+   */
+  logToken(principal: Principal | undefined, plan: PlanRow): string {
+    return principal?.userId ? this.deps.logTokens.mint(plan.id, principal.userId) : '';
+  }
+
+  /**
+   * The log a token names (internal callers only: the gateway's public log URL). A token that is
+   * altered or expired, of a plan that is gone, or of a subject that may no longer read runs in
+   * the plan's organization is NOT_FOUND, all alike: the holder learns nothing of whose right
+   * lapsed.
+   */
+  async readLog(
+    principal: Principal | undefined,
+    token: string,
+  ): Promise<{ log: string; complete: boolean }> {
+    const unknown = () => notFound('RUNS_PLAN_LOG_NOT_FOUND');
+    if (principal) throw unknown();
+    const claims = this.deps.logTokens.verify(token);
+    if (!claims) throw unknown();
+    const plan = await this.plans.get(claims.planId);
+    if (!plan) throw unknown();
+    const permitted = await this.deps.permissions.holds({
+      subjectId: claims.subjectId,
+      organization: plan.organization,
+      organizationId: plan.organization_id ?? undefined,
+      permission: READ_RUNS,
+    });
+    if (!permitted) throw unknown();
+    return { log: planLog(plan), complete: plan.status !== PLAN_STATUS.pending };
   }
 
   /**

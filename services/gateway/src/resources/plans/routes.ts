@@ -7,7 +7,7 @@ import { type Api, type RouteContext, as, paramsOf, queryOf, sendDocument } from
 import { PLAN } from './schema.js';
 import { serializePlan } from './serializer.js';
 import { Type } from '@sinclair/typebox';
-import { IdParams, resourceDocument, schema } from '../../schemas/common.js';
+import { IdParams, params, resourceDocument, schema } from '../../schemas/common.js';
 import { query } from '../../schemas/common.js';
 
 /**
@@ -32,7 +32,50 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
     async (request, reply) => {
       refuseInclude(queryOf(request).include);
       const { plan } = await clients.plans.GetPlan({ id: paramsOf<'id'>(request).id }, as(request));
-      return sendDocument(reply, 200, { data: serializePlan(plan!) });
+      return sendDocument(reply, 200, { data: serializePlan(plan!, ctx.baseUrl(request)) });
+    },
+  );
+
+  app.get(
+    '/plan-logs/:token',
+    {
+      config: { isPublic: true },
+      schema: schema('plans', {
+        summary: "Read a plan's log at its capability URL (no token; text)",
+        produces: ['text/plain'],
+        params: params('token'),
+        querystring: Type.Object(
+          {
+            offset: Type.Optional(
+              Type.String({ pattern: '^[0-9]{1,12}$', description: 'First byte to send (default 0).' }),
+            ),
+            limit: Type.Optional(
+              Type.String({ pattern: '^[0-9]{1,12}$', description: 'Most bytes to send (default: all).' }),
+            ),
+          },
+          { additionalProperties: true },
+        ),
+        security: [],
+        response: {
+          200: Type.String({
+            description:
+              "What PolicyHub recorded of the plan (it runs no Terraform), between STX (0x02) and, once the plan is no longer pending, ETX (0x03), as upstream's log archive serves it; `offset` and `limit` (bytes) read a part of it.",
+          }),
+        },
+      }),
+    },
+    async (request, reply) => {
+      const { token } = paramsOf<'token'>(request);
+      const { offset, limit } = queryOf(request);
+      const { log, complete } = await clients.plans.ReadPlanLog({ token });
+      const text = Buffer.from(`\u0002${log}${complete ? '\u0003' : ''}`, 'utf8');
+      const start = Math.min(Number(offset ?? 0), text.length);
+      const end = limit === undefined ? text.length : Math.min(start + Number(limit), text.length);
+      return reply
+        .status(200)
+        .header('cache-control', 'no-store')
+        .type('text/plain; charset=utf-8')
+        .send(text.subarray(start, end));
     },
   );
 
@@ -94,7 +137,7 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
             body,
           );
           closeIfUnread(reply, bodyFullyRead);
-          return sendDocument(reply, 200, { data: serializePlan(result.plan!) });
+          return sendDocument(reply, 200, { data: serializePlan(result.plan!, ctx.baseUrl(request)) });
         } catch (err) {
           // The client went away mid-upload (runs has discarded the attempt): nobody is left to answer.
           if (request.raw.destroyed && !request.raw.complete) return reply.hijack();

@@ -6,8 +6,12 @@ import type { PLAN } from './schema.js';
 
 export type PlanObject = Static<typeof PLAN.schema>;
 
+/** Absolute URL of a plan log for its capability token (no bearer token needed). */
+export const planLogUrl = (baseUrl: string, token: string): string =>
+  `${baseUrl}${API_PREFIX}/plan-logs/${token}`;
+
 /** The one serializer of `plans` (show, upload answer), in upstream's shape plus `run`. */
-export function serializePlan(p: runsV1.Plan__Output): PlanObject {
+export function serializePlan(p: runsV1.Plan__Output, baseUrl: string): PlanObject {
   return {
     id: p.id,
     type: 'plans',
@@ -19,7 +23,7 @@ export function serializePlan(p: runsV1.Plan__Output): PlanObject {
       'resource-changes': p.resourceChanges,
       'resource-destructions': p.resourceDestructions,
       'resource-imports': p.resourceImports,
-      'log-read-url': null,
+      'log-read-url': p.logReadToken ? planLogUrl(baseUrl, p.logReadToken) : null,
     },
     relationships: { run: toOne('runs', p.runId) },
     links: {
