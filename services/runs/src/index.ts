@@ -5,5 +5,6 @@ export {
   runsProcessConfigShape,
   type RunsOptions,
 } from './service.js';
+export { listenForQueuedChecks, type QueuedChecksListener } from './db/queued-checks.js';
 export type { ObjectStore, PolicySetSource, WorkspaceDirectory, WorkspaceInfo } from './domain/ports.js';
 export type { PolicySetSnapshot } from './domain/evaluation.js';
