@@ -122,7 +122,11 @@ export async function runBench(
       );
     }
     if (runs('pipeline')) {
-      const pipeline = await pipelineScenario(embedded, cfg);
+      // The same system with the wake-up off, interleaved: what the wake-up is worth in this run.
+      const pollOnly = cfg.quick
+        ? undefined
+        : await startEmbeddedSystem({ ...pipelineEnv(), EVALUATOR_WAKE_UPS: 'false' });
+      const pipeline = await pipelineScenario(embedded, cfg, pollOnly).finally(() => pollOnly?.stop());
       add(pipeline.section);
       goals.push(
         goal(

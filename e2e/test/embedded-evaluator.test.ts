@@ -25,6 +25,7 @@ const STANDIN_DIR = dirname(
 let system: RunningSystem | undefined;
 let db: TestDatabase | undefined;
 let dataDir: string | undefined;
+let policies = 0;
 afterEach(async () => {
   await system?.close();
   await db?.drop();
@@ -33,7 +34,7 @@ afterEach(async () => {
   db = undefined;
 });
 
-async function start(path: string) {
+async function start(path: string, pollIntervalMs = 50) {
   db = await createTestDatabase('ph_e2e_embedded_eval');
   dataDir = mkdtempSync(join(tmpdir(), 'policyhub-embedded-eval-'));
   system = await startSystem({
@@ -42,7 +43,7 @@ async function start(path: string) {
     dataDir,
     databaseUrl: db.url,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
-    evaluator: { environment: { PATH: path }, pollIntervalMs: 50 },
+    evaluator: { environment: { PATH: path }, pollIntervalMs },
   });
   const t = {
     admin: new ApiClient(system.baseUrl, system.siteAdminToken),
@@ -58,7 +59,7 @@ async function start(path: string) {
   const verdict = async (resourceTypes: string[]) => {
     const { workspace } = await guardedWorkspace(org.owner.api, org.name, [
       {
-        name: 'no-s3',
+        name: `no-s3-${++policies}`,
         level: 'hard-mandatory',
         code: 'import "tfplan/v2" as tfplan\nforbidden_types = ["aws_s3_bucket"]\nmain = rule { true }\n',
       },
@@ -174,5 +175,15 @@ describe('npm start: the built-in evaluator', () => {
     expect(failing.check.attributes.status, failing.output).toBe('hard_failed');
     expect(failing.output).toContain('1 policies evaluated.');
     expect(failing.runStatus).toBe('errored');
+  });
+
+  it('a plan wakes the evaluator: its check is decided long before the next poll would have claimed it', {
+    timeout: 90_000,
+  }, async () => {
+    // Polling once an hour: only runs' notification of the queued check can start the engine.
+    const { verdict } = await start(STANDIN_DIR, 3_600_000);
+    const { check, output, runStatus } = await verdict(['aws_instance']);
+    expect(check.attributes.status, output).toBe('passed');
+    expect(runStatus).toBe('policy_checked');
   });
 });

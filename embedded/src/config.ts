@@ -56,6 +56,10 @@ export const embeddedConfigShape = {
     env.bool(true),
     'the built-in evaluator (an in-process worker; [docs/policy-evaluation.md](policy-evaluation.md)); `false` leaves checks to external workers',
   ),
+  EVALUATOR_WAKE_UPS: doc(
+    env.bool(true),
+    "the built-in evaluator claims a queued check at once, woken by the runs service's Postgres notification (LISTEN/NOTIFY) when a plan queues it; `false`: it only polls (every 500 ms while idle), e.g. behind a connection pooler that does not pass notifications",
+  ),
   ...engineConfigShape(),
   API_VOCABULARY: apiVocabulary(),
 };

@@ -55,6 +55,7 @@ const system = await startSystem({
         environment: { ...process.env, SENTINEL_BIN: config.SENTINEL_BIN, OPA_BIN: config.OPA_BIN },
         command: evaluatorCommand,
         concurrency: config.EVALUATOR_CONCURRENCY,
+        wakeUps: config.EVALUATOR_WAKE_UPS,
       }
     : undefined,
   apiVocabulary: config.API_VOCABULARY,

@@ -10,7 +10,7 @@ import {
   startPolicySets,
 } from '@policyhub/policy-sets';
 import { detectEngines, EvaluatorWorker } from '@policyhub/evaluator';
-import { runsConfigShape, startRuns } from '@policyhub/runs';
+import { listenForQueuedChecks, runsConfigShape, startRuns } from '@policyhub/runs';
 import { startStorage, storageConfigShape, storageSettings } from '@policyhub/storage';
 import { loadConfig } from '@policyhub/config';
 import {
@@ -127,6 +127,8 @@ export interface EmbeddedEvaluatorOptions {
   timeoutMs?: number;
   /** Checks evaluated at once (EVALUATOR_CONCURRENCY); default 1. */
   concurrency?: number;
+  /** Claim as soon as runs notifies a queued check (EVALUATOR_WAKE_UPS); default true. */
+  wakeUps?: boolean;
 }
 
 export interface RunningSystem {
@@ -307,8 +309,16 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
         concurrency: options.evaluator.concurrency ?? 1,
         logger: serviceLogger('evaluator'),
       });
+      // Woken by runs' NOTIFY when a plan queues checks: no wait for the next poll.
+      const wakeUps =
+        options.evaluator.wakeUps === false
+          ? undefined
+          : await listenForQueuedChecks(runs.db, serviceLogger('evaluator'), () => worker.wakeUp());
       worker.start();
-      stopEvaluator = () => worker.stop();
+      stopEvaluator = async () => {
+        await wakeUps?.close();
+        await worker.stop();
+      };
       evaluatorEngines = engines.describe();
     }
 

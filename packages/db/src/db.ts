@@ -196,13 +196,13 @@ export class Db implements Queryable {
 
   /**
    * A connection outside the pool without statement or query timeouts, for work that may
-   * legitimately wait or run long (migrations wait for another replica's migration lock).
-   * The caller ends it.
+   * legitimately wait or run long (migrations wait for another replica's migration lock, a
+   * listener waits for notifications). The caller ends it.
    */
-  async connectWithoutTimeouts(): Promise<pg.Client> {
+  async connectWithoutTimeouts(purpose = 'migrate'): Promise<pg.Client> {
     const client = new pg.Client({
       connectionString: this.url,
-      application_name: `${this.schema}-migrate`,
+      application_name: `${this.schema}-${purpose}`,
       options: `-c search_path=${this.schema},public`,
       connectionTimeoutMillis: this.connectTimeoutMs,
     });

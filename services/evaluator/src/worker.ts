@@ -46,6 +46,8 @@ export class EvaluatorWorker {
   private readonly client;
   private stopping = false;
   private wake: (() => void) | undefined;
+  /** wakeUp() was called since the last claim began: claim again before idling. */
+  private wokenUp = false;
   private loop: Promise<void> | undefined;
 
   constructor(private readonly options: WorkerOptions) {
@@ -58,6 +60,16 @@ export class EvaluatorWorker {
 
   start(): void {
     this.loop ??= this.run();
+  }
+
+  /**
+   * Work was queued (a notification from runs): claim now instead of at the end of the poll
+   * pause. The poll stays as the backstop; a wake-up while every slot is busy changes nothing
+   * (the loop claims as soon as one frees).
+   */
+  wakeUp(): void {
+    this.wokenUp = true;
+    this.wake?.();
   }
 
   /** Stops claiming; resolves once the checks in hand (if any) are reported. */
@@ -84,6 +96,7 @@ export class EvaluatorWorker {
         continue;
       }
       let lease: Lease | undefined;
+      this.wokenUp = false;
       try {
         lease = await this.claim();
         if (failures > 0) logger.info({ runs: this.options.runsAddress }, 'runs answers again; claiming');
@@ -100,7 +113,8 @@ export class EvaluatorWorker {
         continue;
       }
       if (!lease) {
-        await this.idle(this.options.pollIntervalMs);
+        // Woken while this claim was on its way: the work may have committed after it looked.
+        if (!this.wokenUp) await this.idle(this.options.pollIntervalMs);
         continue;
       }
       const claimed = lease;

@@ -5,6 +5,7 @@ export {
   runsProcessConfigShape,
   type RunsOptions,
 } from './service.js';
+export { listenForQueuedChecks, type QueuedChecksListener } from './db/queued-checks.js';
 export type {
   ObjectStore,
   PolicySetSource,

@@ -9,6 +9,7 @@ import { PLAN_STATUS, PLAN_UPLOAD_HOLD_MS } from '../domain/plan-status.js';
 import { RUN_STATUS, canFinishPlan, withStatusTimestamp } from '../domain/run-status.js';
 import { EVALUATION_STATUS, STAGE_STATUS, partitionSets } from '../domain/task-stages.js';
 import { TaskStageRepository } from '../db/task-stage-repository.js';
+import { notifyChecksQueued } from '../db/queued-checks.js';
 import type { Deps } from '../deps.js';
 import { moveRun } from './transitions.js';
 
@@ -129,5 +130,7 @@ export async function finishPlan(
       sets.length > 0 ? RUN_STATUS.policyChecking : RUN_STATUS.postPlanRunning,
       input.key,
     );
+    // Wakes evaluators listening (npm start's built-in one) when this commits.
+    await notifyChecksQueued(tx);
   });
 }
