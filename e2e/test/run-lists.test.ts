@@ -74,6 +74,26 @@ describe('GET /organizations/:org/runs', () => {
     expect(await list('filter[status]=pending&filter[operation]=plan_and_apply')).toEqual(named('pending'));
   });
 
+  it('filter[operation]=destroy lists destroy runs; a speculative destroy plan is plan_only', async () => {
+    const own = await createOrganization(t, 'destroys');
+    const ws = await createWorkspace(own.owner.api, own.name);
+    const destroy = (await createRun(own.owner.api, ws.id, { message: 'tear down', 'is-destroy': true })).id;
+    const speculative = (
+      await createRun(own.owner.api, ws.id, { message: 'what would go', 'is-destroy': true, 'plan-only': true })
+    ).id;
+    const apply = (await createRun(own.owner.api, ws.id, { message: 'build' })).id;
+    const path = `/organizations/${own.name}/runs`;
+    const listed = async (query: string) => {
+      const res = await own.owner.api.get(`${path}?${query}`);
+      expect(res.status, res.text).toBe(200);
+      return res.body.data.map((r: { id: string }) => r.id) as string[];
+    };
+    expect(await listed('filter[operation]=destroy')).toEqual([destroy]);
+    expect(await listed('filter[operation]=plan_only')).toEqual([speculative]);
+    expect(await listed('filter[operation]=plan_and_apply')).toEqual([apply]);
+    expect(await listed('filter[operation]=destroy,plan_and_apply')).toEqual([apply, destroy]);
+  });
+
   it('honours search[basic] (id or message), and search[user] and search[commit], which no run here matches', async () => {
     expect(await list('search[basic]=DEPLOY')).toEqual(named('canceled', 'planned'));
     expect(await list(`search[basic]=${ids.pending}`)).toEqual(named('pending'));

@@ -159,7 +159,11 @@ export class RunRepository {
     const param = (value: unknown) => `$${params.push(value)}`;
     if (filter.matchesNothing) where.push('false');
     if (filter.statuses) where.push(`r.status = ANY(${param(filter.statuses)}::text[])`);
-    if (filter.planOnly) where.push(`r.plan_only = ANY(${param(filter.planOnly)}::boolean[])`);
+    if (filter.operations) {
+      // Each run has one operation (RunOperation): plan-only first, then destroy, else plan and apply.
+      const operation = `CASE WHEN r.plan_only THEN 'plan_only' WHEN r.is_destroy THEN 'destroy' ELSE 'plan_and_apply' END`;
+      where.push(`${operation} = ANY(${param(filter.operations)}::text[])`);
+    }
     if (filter.basic) {
       const pattern = param(`%${escapeLike(filter.basic)}%`);
       where.push(`(r.id ILIKE ${pattern} OR r.message ILIKE ${pattern})`);

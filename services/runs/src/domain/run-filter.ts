@@ -15,8 +15,8 @@ export interface RunListRequest {
 export interface RunListFilter {
   /** Any of these statuses. */
   statuses?: string[];
-  /** Any of these `plan_only` values (the operations asked for). */
-  planOnly?: boolean[];
+  /** Any of these operations (the ones a run here can have; see `RunOperation`). */
+  operations?: RunOperation[];
   /** Case-insensitive part of the id or the message. */
   basic?: string;
   /** A filter no run here can satisfy (a VCS user or commit, another source). */
@@ -25,13 +25,19 @@ export interface RunListFilter {
 
 const STATUSES: ReadonlySet<string> = new Set(Object.values(RUN_STATUS));
 
-/** Upstream's operations; runs here are plan-only or plan-and-apply, never the others. */
-const OPERATIONS: ReadonlyMap<string, boolean | undefined> = new Map([
-  ['plan_only', true],
-  ['plan_and_apply', false],
+/**
+ * The operation of a run here, as upstream names it: a plan-only (speculative) run is `plan_only`
+ * (a speculative destroy plan too), any other destroy run `destroy`, the rest `plan_and_apply`.
+ */
+export type RunOperation = 'plan_only' | 'destroy' | 'plan_and_apply';
+
+/** Upstream's operations; runs here never save plans, refresh only or apply empty plans. */
+const OPERATIONS: ReadonlyMap<string, RunOperation | undefined> = new Map([
+  ['plan_only', 'plan_only'],
+  ['plan_and_apply', 'plan_and_apply'],
+  ['destroy', 'destroy'],
   ['save_plan', undefined],
   ['refresh_only', undefined],
-  ['destroy', undefined],
   ['empty_apply', undefined],
 ]);
 
@@ -47,7 +53,7 @@ const invalid = (parameter: string, word: string, allowed: Iterable<string>) =>
 
 /**
  * Upstream's run list parameters as a repository filter. A word upstream knows but this system
- * never records (an `applied` run, a `destroy` operation, a VCS commit) matches nothing; a word
+ * never records (an `applied` run, a `refresh_only` operation, a VCS commit) matches nothing; a word
  * upstream does not know is a 400 naming the parameter.
  */
 export function runListFilter(f: RunListRequest | null | undefined): RunListFilter {
@@ -62,13 +68,13 @@ export function runListFilter(f: RunListRequest | null | undefined): RunListFilt
     filter.statuses = f.statuses.filter((s) => STATUSES.has(s));
   }
   if (f.operations.length > 0) {
-    const planOnly = new Set<boolean>();
+    const operations = new Set<RunOperation>();
     for (const operation of f.operations) {
       if (!OPERATIONS.has(operation)) throw invalid('filter[operation]', operation, OPERATIONS.keys());
       const value = OPERATIONS.get(operation);
-      if (value !== undefined) planOnly.add(value);
+      if (value !== undefined) operations.add(value);
     }
-    filter.planOnly = [...planOnly];
+    filter.operations = [...operations];
   }
   if (f.sources.length > 0 && !f.sources.includes(SOURCE)) filter.matchesNothing = true;
   // Runs carry no VCS user or commit here.
