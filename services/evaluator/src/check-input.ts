@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { archiveDirectory, extractArchive } from '@policyhub/archive-reader';
 import {
   type commonV1,
+  declaredEnforcementLevel,
   evaluationEnforcementLevel,
   evaluationPolicyKind,
   type runsV1,
@@ -127,16 +128,18 @@ function declarationOf(setName: string, d: commonV1.ArchiveDeclaration__Output):
     configPath: d.configPath,
     sentinelBlocks: sentinelBlocks as Record<string, unknown>,
     policies: d.policies.map((p) => {
-      if (!isEnforcementLevel(p.enforcementLevel))
-        throw new Error(
-          `policy set ${setName}: policy ${p.name} has enforcement level ${JSON.stringify(p.enforcementLevel)}`,
-        );
+      const level =
+        p.enforcementLevel === 'DECLARED_ENFORCEMENT_LEVEL_UNSPECIFIED'
+          ? undefined
+          : declaredEnforcementLevel.toWord(p.enforcementLevel);
+      if (!isEnforcementLevel(level))
+        throw new Error(`policy set ${setName}: policy ${p.name} has no known enforcement level`);
       return {
         name: p.name,
-        enforcementLevel: p.enforcementLevel,
-        source: p.source,
-        query: p.query,
-        description: p.description,
+        enforcementLevel: level,
+        source: p.source ?? '',
+        query: p.query ?? '',
+        description: p.description ?? '',
       };
     }),
   };

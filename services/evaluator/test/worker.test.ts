@@ -129,8 +129,16 @@ describe('evaluator worker', () => {
       root: 'prod',
       configPath: 'prod/sentinel.hcl',
       policies: [
-        { name: 'a', enforcementLevel: 'hard-mandatory', source: './a.sentinel', query: '', description: '' },
-        { name: 'b', enforcementLevel: 'advisory', source: './b.sentinel', query: '', description: '' },
+        {
+          name: 'a',
+          enforcementLevel: 'DECLARED_ENFORCEMENT_LEVEL_HARD_MANDATORY' as const,
+          source: './a.sentinel',
+        },
+        {
+          name: 'b',
+          enforcementLevel: 'DECLARED_ENFORCEMENT_LEVEL_ADVISORY' as const,
+          source: './b.sentinel',
+        },
       ],
       sentinelBlocksJson: '{}',
     };

@@ -290,7 +290,23 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
     expect(await snapshot()).toMatchObject({ currentVersionId: legacy.id, currentVersionDeclaration: null });
 
     const v = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
+    // As storage's event carries it (enum levels, unset fields for none)…
     const declaration = {
+      root: '',
+      configPath: 'sentinel.hcl',
+      policies: [
+        {
+          name: 'restrict-s3',
+          enforcementLevel: 'DECLARED_ENFORCEMENT_LEVEL_HARD_MANDATORY',
+          source: './restrict-s3.sentinel',
+        },
+        { name: 'tags', enforcementLevel: 'DECLARED_ENFORCEMENT_LEVEL_ADVISORY', source: './tags.sentinel' },
+      ],
+      sentinelBlocksJson: '{"param":{"max":[{"value":3}]}}',
+    };
+    await uploadCompleted({ ...succeeded(v), declaration });
+    // …kept with the version in the words policy-sets stores…
+    expect(await stored(v.id)).toEqual({
       root: '',
       configPath: 'sentinel.hcl',
       policies: [
@@ -304,9 +320,8 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
         { name: 'tags', enforcementLevel: 'advisory', source: './tags.sentinel', query: '', description: '' },
       ],
       sentinelBlocksJson: '{"param":{"max":[{"value":3}]}}',
-    };
-    await uploadCompleted({ ...succeeded(v), declaration });
-    expect(await stored(v.id)).toEqual(declaration);
+    });
+    // …and handed to runs as it came.
     expect(await snapshot()).toMatchObject({
       currentVersionId: v.id,
       currentVersionObjectKey: succeeded(v).objectKey,

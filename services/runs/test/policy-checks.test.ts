@@ -389,7 +389,22 @@ describe('runs service: policy checks and the evaluator protocol', () => {
       policyCheckId: checkId,
       leaseToken: lease.leaseToken,
     });
-    expect(input.policySets[0]).toMatchObject({ archive: { key }, declaration: set.declaration });
+    expect(input.policySets[0]).toMatchObject({
+      archive: { key },
+      declaration: {
+        root: '',
+        configPath: 'sentinel.hcl',
+        policies: [
+          {
+            name: 'a',
+            enforcementLevel: 'DECLARED_ENFORCEMENT_LEVEL_HARD_MANDATORY',
+            source: './a.sentinel',
+          },
+          { name: 'b', enforcementLevel: 'DECLARED_ENFORCEMENT_LEVEL_ADVISORY', source: './b.sentinel' },
+        ],
+        sentinelBlocksJson: '{}',
+      },
+    });
     const opened = h.objects.opened.length;
     const done = await h.evaluator.CompletePolicyCheck({
       policyCheckId: checkId,

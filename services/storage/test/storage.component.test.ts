@@ -303,7 +303,7 @@ describe('uploads', () => {
         root: 'governance',
         configPath: 'governance/sentinel.hcl',
         policies: [
-          { name: 'a', enforcementLevel: 'advisory', source: './a.sentinel', query: '', description: '' },
+          { name: 'a', enforcementLevel: 'DECLARED_ENFORCEMENT_LEVEL_ADVISORY', source: './a.sentinel' },
         ],
         sentinelBlocksJson: JSON.stringify({ policy: { a: [{ source: './a.sentinel' }] } }),
       },

@@ -1,5 +1,6 @@
 import {
   type commonV1,
+  declaredEnforcementLevel,
   type storageV1,
   uploadCompletedOwnerKind,
   uploadOwnerKind,
@@ -36,12 +37,14 @@ const declarationOf = (d: commonV1.ArchiveDeclaration__Output): VersionDeclarati
   configPath: d.configPath,
   policies: d.policies.map((p) => ({
     name: p.name,
-    enforcementLevel: p.enforcementLevel,
-    source: p.source,
-    query: p.query,
-    description: p.description,
+    // Storage always sends a level; one this release does not know cannot be recorded (the event
+    // goes to the dead letters, saying so, rather than a version with a guessed level).
+    enforcementLevel: declaredEnforcementLevel.toWord(p.enforcementLevel),
+    source: p.source ?? '',
+    query: p.query ?? '',
+    description: p.description ?? '',
   })),
-  sentinelBlocksJson: d.sentinelBlocksJson,
+  sentinelBlocksJson: d.sentinelBlocksJson ?? '',
 });
 
 /**

@@ -1,4 +1,11 @@
-import { enforcementLevel, type policysetsV1, policyKind } from '@policyhub/contracts';
+import {
+  type commonV1,
+  declaredEnforcementLevel,
+  enforcementLevel,
+  type policysetsV1,
+  policyKind,
+} from '@policyhub/contracts';
+import type { VersionDeclaration } from '../domain/versions.js';
 import type { Handlers } from '@policyhub/grpc-runtime';
 import type { ApplicablePolicySetUseCases } from '../use-cases/applicable-policy-sets.js';
 import { optional } from './mappers.js';
@@ -33,7 +40,9 @@ export function applicablePolicySetHandlers(
           })),
           currentVersionObjectKey: optional(s.current_version_object_key),
           currentVersionId: optional(s.current_version_id),
-          currentVersionDeclaration: s.current_version_declaration,
+          currentVersionDeclaration: s.current_version_declaration
+            ? declarationMessage(s.current_version_declaration)
+            : null,
           policiesPath: optional(s.policies_path),
           description: optional(s.description),
           policyToolVersion: s.policy_tool_version ?? '',
@@ -50,3 +59,17 @@ export function applicablePolicySetHandlers(
     },
   };
 }
+
+/** A version's declaration as the snapshot carries it (common.v1.ArchiveDeclaration). */
+const declarationMessage = (d: VersionDeclaration): commonV1.ArchiveDeclaration => ({
+  root: d.root,
+  configPath: d.configPath,
+  policies: d.policies.map((p) => ({
+    name: p.name,
+    enforcementLevel: declaredEnforcementLevel.fromKnownWord(p.enforcementLevel),
+    source: optional(p.source || null),
+    query: optional(p.query || null),
+    description: optional(p.description || null),
+  })),
+  sentinelBlocksJson: optional(d.sentinelBlocksJson || null),
+});

@@ -1,5 +1,6 @@
 import {
   contracts,
+  declaredEnforcementLevel,
   type EnforcementLevelWord,
   enforcementLevel,
   type policysetsV1,
@@ -86,12 +87,12 @@ function toSnapshot(s: policysetsV1.ApplicablePolicySet__Output): PolicySetSnaps
           configPath: s.currentVersionDeclaration.configPath,
           policies: s.currentVersionDeclaration.policies.map((p) => ({
             name: p.name,
-            enforcementLevel: p.enforcementLevel,
-            source: p.source,
-            query: p.query,
-            description: p.description,
+            enforcementLevel: declaredEnforcementLevel.toWord(p.enforcementLevel),
+            source: p.source ?? '',
+            query: p.query ?? '',
+            description: p.description ?? '',
           })),
-          sentinelBlocksJson: s.currentVersionDeclaration.sentinelBlocksJson,
+          sentinelBlocksJson: s.currentVersionDeclaration.sentinelBlocksJson ?? '',
         }
       : undefined,
   };

@@ -1,5 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import {
+  type commonV1,
+  declaredEnforcementLevel,
   evaluationEnforcementLevel,
   evaluationPolicyKind,
   evaluationPolicyResult,
@@ -10,7 +12,7 @@ import {
 import { type Handlers, type ImplementOptions, serveStream, streaming } from '@policyhub/grpc-runtime';
 import type { ObjectInfo } from '../domain/ports.js';
 import type { EvaluatorUseCases } from '../use-cases/evaluator.js';
-import type { PolicySetSnapshot } from '../domain/evaluation.js';
+import type { ArchiveDeclaration, PolicySetSnapshot } from '../domain/evaluation.js';
 import { isPolicyEvaluationId } from '../use-cases/policy-evaluations.js';
 import type { EngineParameters } from '../use-cases/set-parameters.js';
 import { toLease } from './mappers.js';
@@ -148,5 +150,19 @@ const toEvaluationSet = (
   versionId: s.versionId || undefined,
   policiesPath: s.policiesPath || undefined,
   policyToolVersion: s.toolVersion || undefined,
-  declaration: s.declaration ?? null,
+  declaration: s.declaration ? declarationMessage(s.declaration) : null,
+});
+
+/** The declaration storage recorded at upload, as the check's input carries it. */
+const declarationMessage = (d: ArchiveDeclaration): commonV1.ArchiveDeclaration => ({
+  root: d.root,
+  configPath: d.configPath,
+  policies: d.policies.map((p) => ({
+    name: p.name,
+    enforcementLevel: declaredEnforcementLevel.fromKnownWord(p.enforcementLevel),
+    source: p.source || undefined,
+    query: p.query || undefined,
+    description: p.description || undefined,
+  })),
+  sentinelBlocksJson: d.sentinelBlocksJson || undefined,
 });

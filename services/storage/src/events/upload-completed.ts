@@ -1,5 +1,10 @@
 import type { Queryable } from '@policyhub/db';
-import { type commonV1, type storageV1, uploadOwnerKind } from '@policyhub/contracts';
+import {
+  type commonV1,
+  declaredEnforcementLevel,
+  type storageV1,
+  uploadOwnerKind,
+} from '@policyhub/contracts';
 import { enqueueEvent, TOPICS } from '@policyhub/events';
 import type { ArchiveDeclaration } from '../domain/archive-layouts.js';
 import type { UploadOutcome } from '../domain/upload-outcomes.js';
@@ -37,6 +42,12 @@ export function enqueueUploadCompleted(tx: Queryable, session: UploadSession, ou
 export const declarationMessage = (d: ArchiveDeclaration): commonV1.ArchiveDeclaration => ({
   root: d.root,
   configPath: d.configPath,
-  policies: d.policies.map((p) => ({ ...p })),
-  sentinelBlocksJson: d.sentinelBlocks ? JSON.stringify(d.sentinelBlocks) : '',
+  policies: d.policies.map((p) => ({
+    name: p.name,
+    enforcementLevel: declaredEnforcementLevel.fromKnownWord(p.enforcementLevel),
+    source: p.source || undefined,
+    query: p.query || undefined,
+    description: p.description || undefined,
+  })),
+  sentinelBlocksJson: d.sentinelBlocks ? JSON.stringify(d.sentinelBlocks) : undefined,
 });
