@@ -1,5 +1,6 @@
 import {
   type policysetsV1,
+  policySetVersionRole,
   policySetVersionSource,
   policySetVersionStatus,
   toOptionalTimestamp,
@@ -33,6 +34,9 @@ export function toPolicySetVersion(r: VersionRow, now = new Date()): policysetsV
     )
       ? r.upload_token!
       : undefined,
+    createdBy: optional(r.created_by),
+    sha256: optional(r.sha256),
+    role: r.role ? policySetVersionRole.fromKnownWord(r.role) : undefined,
   };
 }
 
@@ -50,7 +54,7 @@ export function policySetVersionHandlers(
     },
 
     async ListPolicySetVersions(req, { principal }) {
-      const res = await versions.list(principal, req.policySetId, req.page);
+      const res = await versions.list(principal, req.policySetId, req.page, req.statuses);
       const now = new Date();
       return { versions: res.versions.map((r) => toPolicySetVersion(r, now)), page: res.page };
     },

@@ -18,6 +18,12 @@ import { POLICY_SET_VERSION } from './schema.js';
 import { serializePolicySetVersion } from './serializer.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
 
+const commaList = (raw: string | undefined): string[] =>
+  (raw ?? '')
+    .split(',')
+    .map((word) => word.trim())
+    .filter(Boolean);
+
 /** `include` values of version show and list. */
 const VERSION_INCLUDES = ['policy_set'] as const;
 
@@ -90,9 +96,12 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
     '/policy-sets/:id/versions',
     {
       schema: schema('policy-set-versions', {
-        summary: "List a policy set's versions",
+        summary: "List a policy set's versions (its history), newest first",
         params: IdParams,
-        querystring: listQuery(VERSION_INCLUDES),
+        querystring: listQuery(VERSION_INCLUDES, {
+          'filter[status]':
+            'Comma-separated version statuses (pending, ready, errored): versions in any of them.',
+        }),
         response: { 200: listDocument(POLICY_SET_VERSION, { included: [POLICY_SET] }) },
       }),
     },
@@ -102,7 +111,7 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
       const include = parseInclude(query.include, VERSION_INCLUDES);
       const { id } = paramsOf<'id'>(request);
       const res = await clients.policySetVersions.ListPolicySetVersions(
-        { policySetId: id, page },
+        { policySetId: id, page, statuses: commaList(query['filter[status]']) },
         as(request),
       );
       const baseUrl = ctx.baseUrl(request);
