@@ -156,6 +156,25 @@ export class VersionRepository {
     return { rows: [], total: counted[0]?.n ?? 0 };
   }
 
+  /** The set's current version id (null: none yet). */
+  async currentVersionId(policySetId: string): Promise<string | null> {
+    const { rows } = await this.db.query<{ current_version_id: string | null }>(
+      'SELECT current_version_id FROM policy_sets WHERE id = $1',
+      [policySetId],
+    );
+    return rows[0]?.current_version_id ?? null;
+  }
+
+  /** Makes the (ready) version its set's current version, now. */
+  async promote(id: string, policySetId: string): Promise<void> {
+    await this.db.query(
+      `WITH promoted AS (
+         UPDATE policy_set_versions SET promoted_at = now(), updated_at = now() WHERE id = $1 RETURNING id)
+       UPDATE policy_sets SET current_version_id = promoted.id FROM promoted WHERE policy_sets.id = $2`,
+      [id, policySetId],
+    );
+  }
+
   /**
    * Moves a pending version to ready or errored; the upload URL is forgotten either way. A version
    * that becomes ready with `auto_promote` also becomes its set's current version, in the same

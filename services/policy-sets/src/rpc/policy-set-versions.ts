@@ -46,7 +46,14 @@ export function policySetVersionHandlers(
 ): Handlers<policysetsV1.PolicySetVersionsHandlers> {
   return {
     async CreatePolicySetVersion(req, { principal }) {
-      return { version: toPolicySetVersion(await versions.create(principal, req.policySetId)) };
+      const version = await versions.create(principal, req.policySetId, {
+        autoPromote: req.autoPromote ?? true,
+      });
+      return { version: toPolicySetVersion(version) };
+    },
+
+    async PromotePolicySetVersion(req, { principal }) {
+      return { version: toPolicySetVersion(await versions.promote(principal, req.id)) };
     },
 
     async GetPolicySetVersion(req, { principal }) {

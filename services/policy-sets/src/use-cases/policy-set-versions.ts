@@ -1,5 +1,5 @@
 import { pageInfo, pageWindow } from '@policyhub/db';
-import { invalidAttribute, newId, notFound, unprocessable } from '@policyhub/errors';
+import { conflict, invalidAttribute, newId, notFound, unprocessable } from '@policyhub/errors';
 import { auditActorOf } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
 import { VersionRepository, type VersionRow } from '../db/version-repository.js';
@@ -124,6 +124,44 @@ export class PolicySetVersionUseCases {
     const version = await this.versions.get(id);
     if (!version || !isVisible(principal, version)) throw notFound();
     return version;
+  }
+
+  /**
+   * Makes a ready version its set's current version: a staged one (its rollout) or an older,
+   * superseded one (a rollback). Evaluations started afterwards use it; checks and evaluations
+   * already created keep the set as they snapshotted it. Recorded in the audit trail with the
+   * actor and the version it replaced. Promoting the current version changes and records nothing.
+   */
+  async promote(principal: Principal | undefined, id: string): Promise<VersionRow> {
+    const seen = await this.versions.get(id);
+    if (!seen || !isVisible(principal, seen)) throw notFound();
+    return this.deps.db.transaction(async (tx) => {
+      const r = new VersionRepository(tx);
+      // The set's row first (as settling an upload does), so concurrent promotions take turns.
+      const set = await r.getSet(seen.policy_set_id, { forUpdate: true });
+      const version = set ? await r.get(id) : undefined;
+      if (!set || !version) throw notFound();
+      if (version.status !== 'ready') {
+        throw conflict(
+          'POLICY_SETS_VERSION_NOT_READY',
+          `the version is ${version.status}; only a ready version can be promoted`,
+        );
+      }
+      if (version.role === 'current') return version;
+      const previous = await r.currentVersionId(set.id);
+      await r.promote(version.id, set.id);
+      await recordAudit(tx, {
+        organization: { name: set.organization, id: set.organization_id },
+        actor: auditActorOf(principal),
+        resource: { type: 'policy_set_version', id: version.id, action: 'promote' },
+        meta: {
+          policy_set_id: set.id,
+          previous_version_id: previous,
+          rollback: version.role === 'superseded',
+        },
+      });
+      return (await r.get(version.id))!;
+    });
   }
 
   /** A page of the set's versions, newest first; `statuses` (words) keeps those in any of them. */
