@@ -70,14 +70,20 @@ describe('version history', () => {
     expect(ids(all)).toEqual([broken.body.data.id, pending, second.id, first.id]);
     const byId = new Map(all.body.data.map((v: { id: string }) => [v.id, v]));
     expect(byId.get(second.id)).toMatchObject({
-      attributes: { status: 'ready', role: 'current', 'archive-sha256': sha256(second.archive) },
+      attributes: {
+        status: 'ready',
+        role: 'current',
+        'archive-sha256': sha256(second.archive),
+        // What its sentinel.hcl declares, as recorded at upload.
+        'declared-policies': [{ name: 'allow', 'enforcement-level': 'advisory' }],
+      },
       relationships: { 'created-by': { data: { id: org.owner.id, type: 'users' } } },
     });
     expect(byId.get(first.id)).toMatchObject({
       attributes: { status: 'ready', role: 'superseded', 'archive-sha256': sha256(first.archive) },
     });
     expect(byId.get(pending)).toMatchObject({
-      attributes: { status: 'pending', role: null, 'archive-sha256': null },
+      attributes: { status: 'pending', role: null, 'archive-sha256': null, 'declared-policies': null },
     });
     expect(byId.get(broken.body.data.id)).toMatchObject({ attributes: { status: 'errored', role: null } });
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '@policyhub/db';
-import type { Settlement, VersionRole, VersionStatus } from '../domain/versions.js';
+import type { Settlement, VersionDeclaration, VersionRole, VersionStatus } from '../domain/versions.js';
 import type { Kind } from '../domain/vocabulary.js';
 
 export interface VersionRow {
@@ -21,6 +21,8 @@ export interface VersionRow {
   created_by: string | null;
   auto_promote: boolean;
   promoted_at: string | null;
+  /** What the archive declares, recorded at upload (null: not recorded). */
+  declaration: VersionDeclaration | null;
   /** Computed from the set's current version (domain/versions.ts `VersionRole`); null unless ready. */
   role: VersionRole | null;
   created_at: string;
@@ -41,7 +43,7 @@ export interface SetForVersions {
 /** A version's columns and its role; read `FROM ${FROM}` (the version `v` joined to its set `ps`). */
 const COLUMNS = `v.id, v.policy_set_id, v.organization, v.organization_id, v.source, v.status, v.pending_at, v.ready_at,
   v.errored_at, v.error, v.error_message, v.upload_token, v.upload_expires_at, v.object_key, v.sha256, v.created_by,
-  v.auto_promote, v.promoted_at, v.created_at, v.updated_at,
+  v.auto_promote, v.promoted_at, v.declaration, v.created_at, v.updated_at,
   CASE WHEN v.status <> 'ready' THEN NULL
        WHEN ps.current_version_id = v.id THEN 'current'
        WHEN v.promoted_at IS NOT NULL THEN 'superseded'

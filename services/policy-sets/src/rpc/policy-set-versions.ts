@@ -37,6 +37,17 @@ export function toPolicySetVersion(r: VersionRow, now = new Date()): policysetsV
     createdBy: optional(r.created_by),
     sha256: optional(r.sha256),
     role: r.role ? policySetVersionRole.fromKnownWord(r.role) : undefined,
+    declaredPolicies: r.declaration
+      ? {
+          policies: r.declaration.policies.map((p) => ({
+            name: p.name,
+            enforcementLevel: p.enforcementLevel,
+            source: p.source,
+            query: p.query,
+            description: p.description,
+          })),
+        }
+      : undefined,
   };
 }
 

@@ -54,6 +54,9 @@ export function serializePolicySetVersion(
       upload,
       'archive-sha256': v.sha256 ?? null,
       role: v.role ? policySetVersionRole.toWord(v.role) : null,
+      'declared-policies': v.declaredPolicies
+        ? v.declaredPolicies.policies.map((p) => ({ name: p.name, 'enforcement-level': p.enforcementLevel }))
+        : null,
     },
     relationships: {
       'policy-set': toOne('policy-sets', v.policySetId),
