@@ -81,6 +81,20 @@ export class SecurityFixtures {
     return { id: res.body.data.id as string, upload: res.body.data.links.upload as string, setId: set.id };
   };
 
+  /** A staged version (auto-promote off, uploaded and ready) of a fresh set: its id. */
+  freshStagedVersion = async () => {
+    const set = await this.freshPolicySet();
+    const res = await this.api.post(`/policy-sets/${set.id}/versions`, {
+      data: { type: 'policy-set-versions', attributes: { 'auto-promote': false } },
+    });
+    expect(res.status, res.text).toBe(201);
+    const put = await this.t.anonymous.request('PUT', res.body.data.links.upload, await this.archive(), {
+      'content-type': 'application/octet-stream',
+    });
+    expect(put.status, put.text).toBe(200);
+    return { id: res.body.data.id as string, setId: set.id };
+  };
+
   freshRun = async () => createRun(this.api, (await this.sharedWorkspace()).id);
 
   freshTeam = async () => {

@@ -259,8 +259,12 @@ export const POLICY_ENDPOINTS: Endpoint[] = [
     path: `${API}/policy-sets/:id/versions`,
     access: org('manage-policies'),
     success: 201,
-    body: NO_BODY,
-    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.freshPolicySet()).id } }),
+    // No body (today's clients), or a document asking for a staged version.
+    body: { shape: 'optional-object', optional: true, attributes: { 'auto-promote': 'boolean' } },
+    prepare: async (_w, o) => ({
+      params: { id: (await o.fixtures.freshPolicySet()).id },
+      body: document('policy-set-versions', { 'auto-promote': false }),
+    }),
   },
   {
     method: 'GET',
@@ -268,8 +272,16 @@ export const POLICY_ENDPOINTS: Endpoint[] = [
     access: org('manage-policies'),
     success: 200,
     body: NO_BODY,
-    query: { paginated: true, include: true },
+    query: { paginated: true, include: true, strictFilters: ['filter[status]'] },
     prepare: async (_w, o) => ({ params: { id: (await o.fixtures.sharedVersion()).setId } }),
+  },
+  {
+    method: 'POST',
+    path: `${API}/policy-set-versions/:id/actions/promote`,
+    access: org('manage-policies'),
+    success: 200,
+    body: NO_BODY,
+    prepare: async (_w, o) => ({ params: { id: (await o.fixtures.freshStagedVersion()).id } }),
   },
   {
     method: 'GET',

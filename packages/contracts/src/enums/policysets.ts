@@ -3,6 +3,7 @@
 import { type EnumWords, enumMapping } from '../enum-mapping.js';
 import type { EnforcementLevel__Output } from '../generated/policyhub/policysets/v1/EnforcementLevel.js';
 import type { PolicyKind__Output } from '../generated/policyhub/policysets/v1/PolicyKind.js';
+import type { PolicySetVersionRole__Output } from '../generated/policyhub/policysets/v1/PolicySetVersionRole.js';
 import type { PolicySetVersionSource__Output } from '../generated/policyhub/policysets/v1/PolicySetVersionSource.js';
 import type { PolicySetVersionStatus__Output } from '../generated/policyhub/policysets/v1/PolicySetVersionStatus.js';
 
@@ -25,6 +26,13 @@ export const policySetVersionStatus = enumMapping('PolicySetVersionStatus', {
   POLICY_SET_VERSION_STATUS_ERRORED: 'errored',
 } as const satisfies EnumWords<PolicySetVersionStatus__Output>);
 
+/** A ready version's place in its set's rollout (unset while pending or errored). */
+export const policySetVersionRole = enumMapping('PolicySetVersionRole', {
+  POLICY_SET_VERSION_ROLE_CURRENT: 'current',
+  POLICY_SET_VERSION_ROLE_STAGED: 'staged',
+  POLICY_SET_VERSION_ROLE_SUPERSEDED: 'superseded',
+} as const satisfies EnumWords<PolicySetVersionRole__Output>);
+
 /** `tfe-api`: upstream's source of versions created through the API (clients check it). */
 export const policySetVersionSource = enumMapping('PolicySetVersionSource', {
   POLICY_SET_VERSION_SOURCE_TFE_API: 'tfe-api',
@@ -32,4 +40,5 @@ export const policySetVersionSource = enumMapping('PolicySetVersionSource', {
 
 export type PolicyKindWord = (typeof policyKind.words)[number];
 export type EnforcementLevelWord = (typeof enforcementLevel.words)[number];
+export type PolicySetVersionRoleWord = (typeof policySetVersionRole.words)[number];
 export type PolicySetVersionStatusWord = (typeof policySetVersionStatus.words)[number];

@@ -46,7 +46,12 @@ export const closed = <T extends TProperties>(properties: T, options: Record<str
  * schema node, which fast-json-stringify writes without trying alternatives.
  */
 export const nullable = <T extends TSchema>(schema: T) =>
-  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
+  Type.Unsafe<Static<T> | null>({
+    ...schema,
+    type: [schema.type as string, 'null'],
+    // An enum lists every allowed value, so null must be one of them too.
+    ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}),
+  });
 
 /** ISO-8601 UTC with a literal `Z`, as upstream serves them. */
 export const Timestamp = Type.String({

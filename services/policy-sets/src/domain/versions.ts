@@ -9,6 +9,15 @@ import type { Kind } from './vocabulary.js';
 
 export type VersionStatus = 'pending' | 'ready' | 'errored';
 
+export const VERSION_STATUSES: readonly VersionStatus[] = ['pending', 'ready', 'errored'];
+
+/**
+ * A ready version's place in its set's rollout: `current` (evaluations started now use it),
+ * `staged` (ready, never current: created with auto-promote off and not promoted yet) or
+ * `superseded` (current once, another one is now). Pending and errored versions have none.
+ */
+export type VersionRole = 'current' | 'staged' | 'superseded';
+
 /** `source` of versions created through the API (upstream's value; clients check it). */
 export const API_VERSION_SOURCE = 'tfe-api';
 

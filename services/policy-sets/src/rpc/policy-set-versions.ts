@@ -1,5 +1,6 @@
 import {
   type policysetsV1,
+  policySetVersionRole,
   policySetVersionSource,
   policySetVersionStatus,
   toOptionalTimestamp,
@@ -33,6 +34,20 @@ export function toPolicySetVersion(r: VersionRow, now = new Date()): policysetsV
     )
       ? r.upload_token!
       : undefined,
+    createdBy: optional(r.created_by),
+    sha256: optional(r.sha256),
+    role: r.role ? policySetVersionRole.fromKnownWord(r.role) : undefined,
+    declaredPolicies: r.declaration
+      ? {
+          policies: r.declaration.policies.map((p) => ({
+            name: p.name,
+            enforcementLevel: p.enforcementLevel,
+            source: p.source,
+            query: p.query,
+            description: p.description,
+          })),
+        }
+      : undefined,
   };
 }
 
@@ -42,7 +57,14 @@ export function policySetVersionHandlers(
 ): Handlers<policysetsV1.PolicySetVersionsHandlers> {
   return {
     async CreatePolicySetVersion(req, { principal }) {
-      return { version: toPolicySetVersion(await versions.create(principal, req.policySetId)) };
+      const version = await versions.create(principal, req.policySetId, {
+        autoPromote: req.autoPromote ?? true,
+      });
+      return { version: toPolicySetVersion(version) };
+    },
+
+    async PromotePolicySetVersion(req, { principal }) {
+      return { version: toPolicySetVersion(await versions.promote(principal, req.id)) };
     },
 
     async GetPolicySetVersion(req, { principal }) {
@@ -50,7 +72,7 @@ export function policySetVersionHandlers(
     },
 
     async ListPolicySetVersions(req, { principal }) {
-      const res = await versions.list(principal, req.policySetId, req.page);
+      const res = await versions.list(principal, req.policySetId, req.page, req.statuses);
       const now = new Date();
       return { versions: res.versions.map((r) => toPolicySetVersion(r, now)), page: res.page };
     },

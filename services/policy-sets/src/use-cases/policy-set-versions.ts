@@ -1,5 +1,5 @@
 import { pageInfo, pageWindow } from '@policyhub/db';
-import { newId, notFound, unprocessable } from '@policyhub/errors';
+import { conflict, invalidAttribute, newId, notFound, unprocessable } from '@policyhub/errors';
 import { auditActorOf } from '@policyhub/events';
 import type { Principal } from '@policyhub/permissions';
 import { VersionRepository, type VersionRow } from '../db/version-repository.js';
@@ -12,12 +12,29 @@ import {
   archiveLayoutFor,
   canTakeUploadedVersions,
   uploadExpiry,
+  VERSION_STATUSES,
+  type VersionStatus,
   VERSIONS_NOT_SUPPORTED_MESSAGE,
 } from '../domain/versions.js';
 import type { PageRequest } from './page.js';
 
 const notSupported = () =>
   unprocessable('POLICY_SETS_VERSIONS_NOT_SUPPORTED', VERSIONS_NOT_SUPPORTED_MESSAGE);
+
+/** `filter[status]`: words of VERSION_STATUSES; anything else is a 422 naming the parameter. */
+function readStatuses(words: readonly string[]): VersionStatus[] {
+  const known: ReadonlySet<string> = new Set(VERSION_STATUSES);
+  for (const word of words) {
+    if (!known.has(word)) {
+      throw invalidAttribute(
+        'POLICY_SETS_INVALID_FILTER',
+        'filter.status',
+        `filter[status] must be a comma-separated list of ${VERSION_STATUSES.join(', ')}`,
+      );
+    }
+  }
+  return [...new Set(words)] as VersionStatus[];
+}
 
 const isVisible = (
   principal: Principal | undefined,
@@ -42,7 +59,16 @@ export class PolicySetVersionUseCases {
     return set;
   }
 
-  async create(principal: Principal | undefined, policySetId: string): Promise<VersionRow> {
+  /**
+   * A pending version with an upload URL. `autoPromote` (default true) makes it the set's current
+   * version once its upload is ready; false keeps it staged until promoted.
+   */
+  async create(
+    principal: Principal | undefined,
+    policySetId: string,
+    options: { autoPromote?: boolean } = {},
+  ): Promise<VersionRow> {
+    const autoPromote = options.autoPromote ?? true;
     const { db, tenancy, uploadSessions, uploadUrlTtlMs } = this.deps;
     const set = await this.visibleSet(principal, policySetId);
     if (!canTakeUploadedVersions({ hasVcsRepo: set.has_vcs_repo, hasPolicies: set.has_policies }))
@@ -79,6 +105,8 @@ export class PolicySetVersionUseCases {
         uploadToken: session.token,
         uploadExpiresAt: session.expiresAt,
         createdAt: createdAt.toISOString(),
+        createdBy: principal?.userId || null,
+        autoPromote,
       });
       await r.recordNewest(set.id, id);
       // The upload URL is a capability: it never goes into the trail.
@@ -86,7 +114,7 @@ export class PolicySetVersionUseCases {
         organization: { name: set.organization, id: set.organization_id },
         actor: auditActorOf(principal),
         resource: { type: 'policy_set_version', id, action: 'create' },
-        meta: { policy_set_id: set.id },
+        meta: { policy_set_id: set.id, auto_promote: autoPromote },
       });
       return row;
     });
@@ -98,11 +126,55 @@ export class PolicySetVersionUseCases {
     return version;
   }
 
-  /** A page of the set's versions, newest first. */
-  async list(principal: Principal | undefined, policySetId: string, page: PageRequest) {
+  /**
+   * Makes a ready version its set's current version: a staged one (its rollout) or an older,
+   * superseded one (a rollback). Evaluations started afterwards use it; checks and evaluations
+   * already created keep the set as they snapshotted it. Recorded in the audit trail with the
+   * actor and the version it replaced. Promoting the current version changes and records nothing.
+   */
+  async promote(principal: Principal | undefined, id: string): Promise<VersionRow> {
+    const seen = await this.versions.get(id);
+    if (!seen || !isVisible(principal, seen)) throw notFound();
+    return this.deps.db.transaction(async (tx) => {
+      const r = new VersionRepository(tx);
+      // The set's row first (as settling an upload does), so concurrent promotions take turns.
+      const set = await r.getSet(seen.policy_set_id, { forUpdate: true });
+      const version = set ? await r.get(id) : undefined;
+      if (!set || !version) throw notFound();
+      if (version.status !== 'ready') {
+        throw conflict(
+          'POLICY_SETS_VERSION_NOT_READY',
+          `the version is ${version.status}; only a ready version can be promoted`,
+        );
+      }
+      if (version.role === 'current') return version;
+      const previous = await r.currentVersionId(set.id);
+      await r.promote(version.id, set.id);
+      await recordAudit(tx, {
+        organization: { name: set.organization, id: set.organization_id },
+        actor: auditActorOf(principal),
+        resource: { type: 'policy_set_version', id: version.id, action: 'promote' },
+        meta: {
+          policy_set_id: set.id,
+          previous_version_id: previous,
+          rollback: version.role === 'superseded',
+        },
+      });
+      return (await r.get(version.id))!;
+    });
+  }
+
+  /** A page of the set's versions, newest first; `statuses` (words) keeps those in any of them. */
+  async list(
+    principal: Principal | undefined,
+    policySetId: string,
+    page: PageRequest,
+    statuses: readonly string[] = [],
+  ) {
     const set = await this.visibleSet(principal, policySetId);
+    const wanted = readStatuses(statuses);
     const w = pageWindow(page);
-    const { rows, total } = await this.versions.list(set.id, w.size, w.offset);
+    const { rows, total } = await this.versions.list(set.id, w.size, w.offset, wanted);
     return { versions: rows, page: pageInfo(w, total) };
   }
 

@@ -9,6 +9,7 @@ import {
   as,
   paramsOf,
   queryOf,
+  readAfterVisibilityCheck,
   sendDocument,
   pageDocument,
 } from '../../route-context.js';
@@ -16,7 +17,15 @@ import { serializePolicySet } from '../policy-sets/serializer.js';
 import { POLICY_SET } from '../policy-sets/schema.js';
 import { POLICY_SET_VERSION } from './schema.js';
 import { serializePolicySetVersion } from './serializer.js';
+import { validBody } from '../../schemas/validation.js';
+import { CREATE_VERSION_BODY, readCreateVersionBody } from './create-body.js';
 import { IdParams, listDocument, listQuery, query, resourceDocument, schema } from '../../schemas/common.js';
+
+const commaList = (raw: string | undefined): string[] =>
+  (raw ?? '')
+    .split(',')
+    .map((word) => word.trim())
+    .filter(Boolean);
 
 /** `include` values of version show and list. */
 const VERSION_INCLUDES = ['policy_set'] as const;
@@ -48,14 +57,24 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
     '/policy-sets/:id/versions',
     {
       schema: schema('policy-set-versions', {
-        summary: 'Create a policy set version (no body); its upload URL is in links.upload',
+        summary:
+          'Create a policy set version (optional body: auto-promote); its upload URL is in links.upload',
         params: IdParams,
+        body: CREATE_VERSION_BODY,
+        'x-optional-body': true,
         response: { 201: resourceDocument(POLICY_SET_VERSION) },
       }),
+      attachValidation: true,
     },
     async (request, reply) => {
+      const policySetId = paramsOf<'id'>(request).id;
+      // A set the caller cannot see is a 404 even with a bad body.
+      const { autoPromote } = await readAfterVisibilityCheck(
+        () => readCreateVersionBody(validBody(request)),
+        () => clients.policySets.GetPolicySet({ id: policySetId }, as(request)),
+      );
       const { version } = await clients.policySetVersions.CreatePolicySetVersion(
-        { policySetId: paramsOf<'id'>(request).id },
+        { policySetId, ...(autoPromote === undefined ? {} : { autoPromote }) },
         as(request),
       );
       return sendDocument(reply, 201, { data: serializePolicySetVersion(version!, ctx.baseUrl(request)) });
@@ -86,13 +105,34 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
     },
   );
 
+  app.post(
+    '/policy-set-versions/:id/actions/promote',
+    {
+      schema: schema('policy-set-versions', {
+        summary: "Make a ready version its set's current version (a staged one, or an older one: a rollback)",
+        params: IdParams,
+        response: { 200: resourceDocument(POLICY_SET_VERSION) },
+      }),
+    },
+    async (request, reply) => {
+      const { version } = await clients.policySetVersions.PromotePolicySetVersion(
+        { id: paramsOf<'id'>(request).id },
+        as(request),
+      );
+      return sendDocument(reply, 200, { data: serializePolicySetVersion(version!, ctx.baseUrl(request)) });
+    },
+  );
+
   app.get(
     '/policy-sets/:id/versions',
     {
       schema: schema('policy-set-versions', {
-        summary: "List a policy set's versions",
+        summary: "List a policy set's versions (its history), newest first",
         params: IdParams,
-        querystring: listQuery(VERSION_INCLUDES),
+        querystring: listQuery(VERSION_INCLUDES, {
+          'filter[status]':
+            'Comma-separated version statuses (pending, ready, errored): versions in any of them.',
+        }),
         response: { 200: listDocument(POLICY_SET_VERSION, { included: [POLICY_SET] }) },
       }),
     },
@@ -102,7 +142,7 @@ export function registerPolicySetVersionRoutes(app: Api, ctx: RouteContext): voi
       const include = parseInclude(query.include, VERSION_INCLUDES);
       const { id } = paramsOf<'id'>(request);
       const res = await clients.policySetVersions.ListPolicySetVersions(
-        { policySetId: id, page },
+        { policySetId: id, page, statuses: commaList(query['filter[status]']) },
         as(request),
       );
       const baseUrl = ctx.baseUrl(request);

@@ -1,5 +1,6 @@
 import {
   type policysetsV1,
+  policySetVersionRole,
   policySetVersionSource,
   policySetVersionStatus,
   timestampToIso,
@@ -51,8 +52,16 @@ export function serializePolicySetVersion(
       'updated-at': isoTime(v.updatedAt),
       created_at: createdAt,
       upload,
+      'archive-sha256': v.sha256 ?? null,
+      role: v.role ? policySetVersionRole.toWord(v.role) : null,
+      'declared-policies': v.declaredPolicies
+        ? v.declaredPolicies.policies.map((p) => ({ name: p.name, 'enforcement-level': p.enforcementLevel }))
+        : null,
     },
-    relationships: { 'policy-set': toOne('policy-sets', v.policySetId) },
+    relationships: {
+      'policy-set': toOne('policy-sets', v.policySetId),
+      'created-by': toOne('users', v.createdBy ?? null),
+    },
     links: { ...selfLink(`/policy-set-versions/${v.id}`), upload },
   };
 }
