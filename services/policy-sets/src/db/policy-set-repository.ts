@@ -207,6 +207,9 @@ export class PolicySetRepository {
       [...params, limit, offset, organization.name],
     );
     if (rows.length > 0) return { rows: rows.map((r) => fromStored<PolicySetRow>(r)), total: rows[0]!.total };
+    // An empty first page: nothing matches (a search matching nothing costs one read, not two).
+    if (offset === 0) return { rows: [], total: 0 };
+    // A page past the end still tells how many there are.
     const { rows: count } = await this.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM policy_sets WHERE ${FILTER.replace('$7', '$5')}`,
       [...params, organization.name],
