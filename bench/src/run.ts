@@ -3,6 +3,7 @@ import type { BenchConfig } from './config.js';
 import { startDistributedSystem } from './distributed.js';
 import { round } from './measure.js';
 import type { BenchReport, Goal, Section } from './report.js';
+import { growthScenario } from './scenarios/growth.js';
 import { listScenario } from './scenarios/list.js';
 import { orgSearchScenario } from './scenarios/org-search.js';
 import { pipelineEnv, pipelineScenario } from './scenarios/pipeline.js';
@@ -146,6 +147,30 @@ export async function runBench(
           '≤ 1.2×',
           `${pipeline.burstMs} ms vs ${pipeline.formulaMs} ms: ${pipeline.burstRatio.median}× (${pipeline.burstRatio.min}–${pipeline.burstRatio.max}); the engine alone at that concurrency: ${pipeline.engineBurstMs} ms`,
           pipeline.burstRatio.median <= 1.2,
+        ),
+      );
+    }
+    if (runs('growth')) {
+      const growth = await growthScenario(embedded, cfg);
+      add(growth.section);
+      goals.push(
+        goal(
+          `policy sets of one organization at ${growth.largeSets}: list page 1 and page 500, search[name] matching nothing, show with every include; worst p95, 1 connection`,
+          '≤ 25 ms',
+          growth.comparisons.map((c) => `${c.name}: ${c.large} ms`).join('; '),
+          growth.worstLarge <= 25,
+        ),
+        goal(
+          `the same requests, p95 at ${growth.largeSets} sets vs at 100 (worst ratio)`,
+          '≤ 1.5×',
+          growth.comparisons.map((c) => `${c.name}: ${round(c.large / c.small, 3)}×`).join('; '),
+          growth.worstRatio <= 1.5,
+        ),
+        goal(
+          'the same with 100,000 policy checks in the organization',
+          'as above',
+          'not measured by this bench',
+          null,
         ),
       );
     }

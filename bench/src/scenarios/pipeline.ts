@@ -37,8 +37,12 @@ const PLAN = Buffer.from(
   }),
 );
 
-/** How often the client asks whether the verdict is in (the measurement's resolution). */
-const POLL_MS = 5;
+/**
+ * How often the client asks whether the verdict is in. Not the measurement's resolution: the
+ * verdict's time is the check's own status timestamp (ms); a slow poll leaves the CPU to the
+ * system and the engine.
+ */
+const POLL_MS = 50;
 const BURST_POLL_MS = 20;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,7 +54,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * timed in the same rounds.
  *
  * Sequential: one plan at a time, PUT /plans/:id/json-output until the run's policy check is
- * no longer `queued` (polled every 5 ms). Burst: `burstRuns` plans PUT at once, until the last
+ * no longer `queued` (polled every 50 ms; timed to the check's own status timestamp). Burst: `burstRuns` plans PUT at once, until the last
  * verdict (polled every 20 ms), against the same number of engine runs at the evaluator's
  * concurrency.
  */
@@ -177,7 +181,7 @@ export async function pipelineScenario(b: BenchSystem, cfg: BenchConfig, pollOnl
     'burst ÷ the engine alone at the same concurrency, per round': showRatio(
       ratios(bursts.map((r) => r[0]! / r[1]!)),
     ),
-    'poll interval of the client (resolution; sequential / burst, ms)': `${POLL_MS} / ${BURST_POLL_MS}`,
+    'poll interval of the client (sequential: timed to the status timestamp; burst: resolution), ms': `${POLL_MS} / ${BURST_POLL_MS}`,
   });
 
   const section: Section = {
@@ -297,7 +301,13 @@ async function pipelineFixture(b: BenchSystem, bursts: number) {
     const text = await res.text();
     if (res.status !== 200) throw new Error(`PUT plan → ${res.status} ${text}`);
   };
-  type Check = { attributes: { status: string; result?: { 'duration-ms'?: number } | null } };
+  type Check = {
+    attributes: {
+      status: string;
+      'status-timestamps'?: Record<string, string>;
+      result?: { 'duration-ms'?: number } | null;
+    };
+  };
   const checkOf = async (runId: string): Promise<Check | undefined> => {
     const res = await fetch(`${b.baseUrl}/api/v2/runs/${runId}/policy-checks`, { headers: b.auth });
     const body = (await res.json()) as { data: Check[] };
@@ -307,13 +317,17 @@ async function pipelineFixture(b: BenchSystem, bursts: number) {
   /** One plan in → its check decided. */
   const throughPipeline = async (): Promise<Passage> => {
     const run = await newRun(workspaces[0]!);
-    const t0 = performance.now();
+    const t0 = Date.now();
     await putPlan(run.planId);
     for (;;) {
       const check = await checkOf(run.id);
       const status = check?.attributes.status;
       if (status && status !== 'queued') {
-        const total = performance.now() - t0;
+        // When runs recorded the verdict (the same machine's clock), not when this poll saw it.
+        const decided = Math.max(
+          ...Object.values(check?.attributes['status-timestamps'] ?? {}).map(Date.parse),
+        );
+        const total = decided - t0;
         verdicts.set(status, (verdicts.get(status) ?? 0) + 1);
         return { total, engine: check?.attributes.result?.['duration-ms'] ?? Number.NaN };
       }

@@ -106,8 +106,23 @@ export interface PolicySetFilter {
   versioned: boolean | null;
 }
 
-const FILTER = `${inOrganization('', 1, 7)} AND ($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3::text IS NULL OR kind = $3)
+const MATCHING = `($2 = '' OR name ILIKE '%' || $2 || '%') AND ($3::text IS NULL OR kind = $3)
   AND ($4::boolean IS NULL OR (versioned OR vcs_repo IS NOT NULL) = $4)`;
+
+const FILTER = `${inOrganization('', 1, 7)} AND ${MATCHING}`;
+
+/**
+ * The ids of one page ($5 rows after $6) in list order. `inOrganization`'s two cases are two
+ * branches, each read in order from its (organization…, created_at, id) index and merged, so a
+ * page reads its own rows and the ones before it, never sorts the whole organization.
+ */
+const PAGE_IDS = `SELECT id, created_at FROM (
+    (SELECT id, created_at FROM policy_sets WHERE organization_id = $1 AND ${MATCHING}
+      ORDER BY created_at, id LIMIT $5::bigint + $6::bigint)
+    UNION ALL
+    (SELECT id, created_at FROM policy_sets WHERE organization_id IS NULL AND organization = $7 AND ${MATCHING}
+      ORDER BY created_at, id LIMIT $5::bigint + $6::bigint)
+  ) branches ORDER BY created_at, id LIMIT $5 OFFSET $6`;
 
 const storedVcsRepo = (v: VcsRepo | null): StoredVcsRepo | null =>
   v && {
@@ -185,14 +200,16 @@ export class PolicySetRepository {
   async list(organization: OrganizationRef, filter: PolicySetFilter, limit: number, offset: number) {
     const params = [organization.id, escapeLike(filter.search), filter.kind ?? null, filter.versioned];
     const { rows } = await this.db.query<Stored<PolicySetRow> & { total: number }>(
-      `SELECT ${RECORD_COLUMNS}, ${LINK_COLUMNS}, page.total FROM (
-         SELECT id, count(*) OVER () AS total FROM policy_sets WHERE ${FILTER}
-          ORDER BY created_at, id LIMIT $5 OFFSET $6
-       ) page JOIN policy_sets ps ON ps.id = page.id
-       ORDER BY ps.created_at, ps.id`,
+      `SELECT ${RECORD_COLUMNS}, ${LINK_COLUMNS},
+              (SELECT count(*) FROM policy_sets WHERE ${FILTER}) AS total
+         FROM (${PAGE_IDS}) page JOIN policy_sets ps ON ps.id = page.id
+        ORDER BY ps.created_at, ps.id`,
       [...params, limit, offset, organization.name],
     );
     if (rows.length > 0) return { rows: rows.map((r) => fromStored<PolicySetRow>(r)), total: rows[0]!.total };
+    // An empty first page: nothing matches (a search matching nothing costs one read, not two).
+    if (offset === 0) return { rows: [], total: 0 };
+    // A page past the end still tells how many there are.
     const { rows: count } = await this.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM policy_sets WHERE ${FILTER.replace('$7', '$5')}`,
       [...params, organization.name],
