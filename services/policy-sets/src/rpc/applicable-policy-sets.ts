@@ -1,13 +1,7 @@
-import {
-  type commonV1,
-  declaredEnforcementLevel,
-  enforcementLevel,
-  type policysetsV1,
-  policyKind,
-} from '@policyhub/contracts';
-import type { VersionDeclaration } from '../domain/versions.js';
+import { enforcementLevel, type policysetsV1, policyKind } from '@policyhub/contracts';
 import type { Handlers } from '@policyhub/grpc-runtime';
 import type { ApplicablePolicySetUseCases } from '../use-cases/applicable-policy-sets.js';
+import { declarationMessage } from './declarations.js';
 import { optional } from './mappers.js';
 import { kindOf } from './policy-set-input.js';
 
@@ -59,17 +53,3 @@ export function applicablePolicySetHandlers(
     },
   };
 }
-
-/** A version's declaration as the snapshot carries it (common.v1.ArchiveDeclaration). */
-const declarationMessage = (d: VersionDeclaration): commonV1.ArchiveDeclaration => ({
-  root: d.root,
-  configPath: d.configPath,
-  policies: d.policies.map((p) => ({
-    name: p.name,
-    enforcementLevel: declaredEnforcementLevel.fromKnownWord(p.enforcementLevel),
-    source: optional(p.source || null),
-    query: optional(p.query || null),
-    description: optional(p.description || null),
-  })),
-  sentinelBlocksJson: optional(d.sentinelBlocksJson || null),
-});

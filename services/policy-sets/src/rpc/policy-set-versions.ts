@@ -10,6 +10,7 @@ import type { Handlers } from '@policyhub/grpc-runtime';
 import type { VersionRow } from '../db/version-repository.js';
 import { isUploadUsable } from '../domain/versions.js';
 import type { PolicySetVersionUseCases } from '../use-cases/policy-set-versions.js';
+import { declaredPolicyMessage } from './declarations.js';
 import { optional } from './mappers.js';
 
 export function toPolicySetVersion(r: VersionRow, now = new Date()): policysetsV1.PolicySetVersion {
@@ -38,15 +39,7 @@ export function toPolicySetVersion(r: VersionRow, now = new Date()): policysetsV
     sha256: optional(r.sha256),
     role: r.role ? policySetVersionRole.fromKnownWord(r.role) : undefined,
     declaredPolicies: r.declaration
-      ? {
-          policies: r.declaration.policies.map((p) => ({
-            name: p.name,
-            enforcementLevel: p.enforcementLevel,
-            source: p.source,
-            query: p.query,
-            description: p.description,
-          })),
-        }
+      ? { policies: r.declaration.policies.map(declaredPolicyMessage) }
       : undefined,
   };
 }
