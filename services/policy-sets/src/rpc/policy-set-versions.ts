@@ -1,4 +1,5 @@
 import {
+  declaredEnforcementLevel,
   type policysetsV1,
   policySetVersionRole,
   policySetVersionSource,
@@ -41,10 +42,10 @@ export function toPolicySetVersion(r: VersionRow, now = new Date()): policysetsV
       ? {
           policies: r.declaration.policies.map((p) => ({
             name: p.name,
-            enforcementLevel: p.enforcementLevel,
-            source: p.source,
-            query: p.query,
-            description: p.description,
+            enforcementLevel: declaredEnforcementLevel.fromKnownWord(p.enforcementLevel),
+            source: optional(p.source || null),
+            query: optional(p.query || null),
+            description: optional(p.description || null),
           })),
         }
       : undefined,
