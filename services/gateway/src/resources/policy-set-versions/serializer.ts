@@ -1,4 +1,5 @@
 import {
+  declaredEnforcementLevel,
   type policysetsV1,
   policySetVersionRole,
   policySetVersionSource,
@@ -55,7 +56,10 @@ export function serializePolicySetVersion(
       'archive-sha256': v.sha256 ?? null,
       role: v.role ? policySetVersionRole.toWord(v.role) : null,
       'declared-policies': v.declaredPolicies
-        ? v.declaredPolicies.policies.map((p) => ({ name: p.name, 'enforcement-level': p.enforcementLevel }))
+        ? v.declaredPolicies.policies.map((p) => ({
+            name: p.name,
+            'enforcement-level': declaredEnforcementLevel.toWord(p.enforcementLevel),
+          }))
         : null,
     },
     relationships: {
