@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from './support/api.js';
 import { createMember, createOrganization, createProject, createWorkspace } from './support/fixtures.js';
+import { createRun } from './support/runs.js';
 import { startTestSystem, type TestSystem } from './support/system.js';
 
 /**
@@ -185,7 +186,51 @@ describe('workspaces: include', () => {
     expect(res.body.included.map((r: { id: string }) => r.id)).toEqual([org.name]);
   });
 
-  it.each([['current_run'], ['locked_by'], ['readme'], ['outputs'], ['organization,current-run.plan']])(
+  it("includes each workspace's current run: its newest run that is not plan-only, null without one", async () => {
+    const org = await createOrganization(t);
+    const api = org.owner.api;
+    const busy = await createWorkspace(api, org.name, { name: 'busy' });
+    const idle = await createWorkspace(api, org.name, { name: 'idle' });
+    const speculative = await createWorkspace(api, org.name, { name: 'speculative' });
+    await createRun(api, busy.id);
+    const current = await createRun(api, busy.id);
+    // Newer, but a speculative plan is never the current run.
+    await createRun(api, busy.id, { 'plan-only': true });
+    await createRun(api, speculative.id, { 'plan-only': true });
+
+    const res = await api.get(`/organizations/${org.name}/workspaces?include=current_run&sort=name`);
+    expect(res.status, res.text).toBe(200);
+    const relation = (name: string) =>
+      (
+        res.body.data as { attributes: { name: string }; relationships: Record<string, { data: unknown }> }[]
+      ).find((w) => w.attributes.name === name)!.relationships['current-run']!.data;
+    expect(relation('busy')).toEqual({ type: 'runs', id: current.id });
+    expect(relation('idle')).toBeNull();
+    expect(relation('speculative')).toBeNull();
+    expect(res.body.included.map((r: { type: string; id: string }) => [r.type, r.id])).toEqual([
+      ['runs', current.id],
+    ]);
+
+    const show = await api.get(`/workspaces/${busy.id}?include=current-run`);
+    expect(show.body.data.relationships['current-run']).toEqual({ data: { type: 'runs', id: current.id } });
+    expect(show.body.included).toEqual([expect.objectContaining({ type: 'runs', id: current.id })]);
+    // Not asked for: no current-run relationship at all (PolicyHub does not look it up).
+    const plain = await api.get(`/workspaces/${idle.id}`);
+    expect(plain.body.data.relationships).not.toHaveProperty('current-run');
+  });
+
+  it('includes no current run a member may not read (the relationship says null)', async () => {
+    const org = await createOrganization(t);
+    const ws = await createWorkspace(org.owner.api, org.name);
+    await createRun(org.owner.api, ws.id);
+    const member = await createMember(t, org, []);
+    const res = await member.api.get(`/workspaces/${ws.id}?include=current_run`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.relationships['current-run']).toEqual({ data: null });
+    expect(res.body.included).toEqual([]);
+  });
+
+  it.each([['current_run.plan'], ['locked_by'], ['readme'], ['outputs'], ['organization,current-run.plan']])(
     'refuses include=%s with 400 naming the value',
     async (value) => {
       const org = await createOrganization(t);

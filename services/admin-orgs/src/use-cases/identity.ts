@@ -252,8 +252,8 @@ export class IdentityUseCases {
   /**
    * Whether `subjectId` (a principal's user id) holds `permission` in the enabled organization
    * `organization` (of id `organizationId` when given) right now. Internal callers only: storage
-   * asks this when an upload arrives, so a capability URL stops working once its creator lost the
-   * right or was deleted. A user principal gets NOT_FOUND, as for anything it may not see.
+   * asks this when an upload arrives, runs when a plan log URL is read, so a capability URL stops
+   * working once the one it was made for lost the right or was deleted. A user principal gets NOT_FOUND, as for anything it may not see.
    */
   async checkPermission(
     principal: Principal | undefined,

@@ -115,6 +115,23 @@ export class RunRepository {
     return rows;
   }
 
+  /**
+   * The newest run of each workspace that is not plan-only: one index probe per workspace
+   * (runs_workspace), stopping at the first run that qualifies.
+   */
+  async currentRuns(workspaceIds: readonly string[]): Promise<RunView[]> {
+    if (workspaceIds.length === 0) return [];
+    const { rows } = await this.db.query<RunView>(
+      `${VIEW} WHERE r.id IN (
+         SELECT c.id FROM unnest($1::text[]) AS w(id)
+           CROSS JOIN LATERAL (SELECT id FROM runs WHERE workspace_id = w.id AND NOT plan_only
+                                ORDER BY created_at DESC, id DESC LIMIT 1) AS c)
+       ORDER BY r.created_at, r.id`,
+      [workspaceIds],
+    );
+    return rows;
+  }
+
   /** Newest first (runs_workspace index). */
   listByWorkspace(
     workspaceId: string,

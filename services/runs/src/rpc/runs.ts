@@ -39,6 +39,12 @@ export function runHandlers(runs: RunUseCases, control: RunControlUseCases): Han
     async BatchGetRuns(req, { principal }) {
       return { runs: (await runs.batchGet(principal, req.ids)).map((r) => toRun(r, principal)) };
     },
+
+    async BatchGetCurrentRuns(req, { principal }) {
+      return {
+        runs: (await runs.currentRuns(principal, req.workspaceIds)).map((r) => toRun(r, principal)),
+      };
+    },
     async GetRunEvent(req, { principal }) {
       return { runEvent: toRunEvent(await runs.getEvent(principal, req.id)) };
     },

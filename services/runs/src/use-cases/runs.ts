@@ -127,6 +127,15 @@ export class RunUseCases {
     );
   }
 
+  /** The current run of each of these workspaces the caller may read (for `include`). */
+  async currentRuns(principal: Principal | undefined, workspaceIds: readonly string[]): Promise<RunView[]> {
+    requirePrincipal(principal);
+    const unique = [...new Set(workspaceIds)].slice(0, 1000);
+    return (await this.runs.currentRuns(unique)).filter((r) =>
+      hasPermission(principal, r.organization, READ_RUNS, r.organization_id),
+    );
+  }
+
   async getEvent(principal: Principal | undefined, id: string): Promise<RunEventRow> {
     const event = await this.events.get(id);
     if (!event) throw notFound('RUNS_RUN_EVENT_NOT_FOUND');

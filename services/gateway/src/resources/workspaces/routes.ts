@@ -21,6 +21,7 @@ import { serializeWorkspace } from './serializer.js';
 import { includeWorkspaceRelations, WORKSPACE_INCLUDES } from './included.js';
 import { ORGANIZATION } from '../organizations/schema.js';
 import { PROJECT } from '../projects/schema.js';
+import { RUN } from '../runs/schema.js';
 import { readDescription } from '../projects/description.js';
 import {
   IdParams,
@@ -75,9 +76,9 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
           'search[wildcard-name]':
             'Workspaces whose name matches this pattern (case-insensitive): a `*` at the start and/or the end stands for any text (`*-prod`, `web-*`, `*app*`); without one the name must match exactly.',
           'filter[project][id]': 'Only the workspaces of this project.',
-          sort: `The order: ${workspaceOrder.words.join(', ')} (by name; \`-\` for descending). Default: oldest first. Upstream's \`current-run.created-at\` is a 400 (workspaces here know nothing of their runs).`,
+          sort: `The order: ${workspaceOrder.words.join(', ')} (by name; \`-\` for descending). Default: oldest first. Upstream's \`current-run.created-at\` is a 400: workspaces and runs live in different services, and the list is ordered where the workspaces are.`,
         }),
-        response: { 200: listDocument(WORKSPACE, { included: [ORGANIZATION, PROJECT] }) },
+        response: { 200: listDocument(WORKSPACE, { included: [ORGANIZATION, PROJECT, RUN] }) },
       }),
     },
     async (request, reply) => {
@@ -98,9 +99,11 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
         as(request),
       );
       const included = include.size > 0 ? new Included() : undefined;
-      if (included) await includeWorkspaceRelations(ctx, request, res.workspaces, include, included);
+      const currentRuns = included
+        ? await includeWorkspaceRelations(ctx, request, res.workspaces, include, included)
+        : undefined;
       return sendDocument(reply, 200, {
-        data: res.workspaces.map((x) => serializeWorkspace(x, request.principal)),
+        data: res.workspaces.map((x) => serializeWorkspace(x, request.principal, currentRuns)),
         ...(included ? { included: included.toArray() } : {}),
         ...pageDocument(ctx, request, res.page!),
       });
@@ -131,8 +134,10 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
     include: ReadonlySet<string>,
   ) => {
     const included = include.size > 0 ? new Included() : undefined;
-    if (included) await includeWorkspaceRelations(ctx, request, [ws], include, included);
-    return single(serializeWorkspace(ws, request.principal), included);
+    const currentRuns = included
+      ? await includeWorkspaceRelations(ctx, request, [ws], include, included)
+      : undefined;
+    return single(serializeWorkspace(ws, request.principal, currentRuns), included);
   };
 
   app.get(
@@ -142,7 +147,7 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a workspace',
         params: IdParams,
         querystring: query({}, { include: WORKSPACE_INCLUDES }),
-        response: { 200: resourceDocument(WORKSPACE, { included: [ORGANIZATION, PROJECT] }) },
+        response: { 200: resourceDocument(WORKSPACE, { included: [ORGANIZATION, PROJECT, RUN] }) },
       }),
     },
     async (request, reply) => {
@@ -160,7 +165,7 @@ export function registerWorkspaceRoutes(app: Api, ctx: RouteContext): void {
         summary: 'Show a workspace by organization and name',
         params: NameParams,
         querystring: query({}, { include: WORKSPACE_INCLUDES }),
-        response: { 200: resourceDocument(WORKSPACE, { included: [ORGANIZATION, PROJECT] }) },
+        response: { 200: resourceDocument(WORKSPACE, { included: [ORGANIZATION, PROJECT, RUN] }) },
       }),
     },
     async (request, reply) => {

@@ -34,6 +34,15 @@ export const WORKSPACE = defineResource({
       'can-queue-destroy': Type.Boolean(),
     }),
   },
-  relationships: { organization: hasOne('organizations'), project: hasOne('projects', { writable: true }) },
+  relationships: {
+    organization: hasOne('organizations'),
+    project: hasOne('projects', { writable: true }),
+    'current-run': hasOne('runs'),
+  },
+  omittable: {
+    members: ['current-run'],
+    description:
+      '`current-run` (the newest run that is not plan-only, or null) is there when `include=current_run` asks for it.',
+  },
   links: self,
 });

@@ -7,8 +7,16 @@ import type { WORKSPACE } from './schema.js';
 
 export type WorkspaceObject = Static<typeof WORKSPACE.schema>;
 
-/** `principal` is the caller: the `permissions` object describes what it may do. */
-export function serializeWorkspace(w: adminorgsV1.Workspace__Output, principal: Principal): WorkspaceObject {
+/**
+ * `principal` is the caller: the `permissions` object describes what it may do. `currentRuns`
+ * (workspace id -> run id), when the caller included `current_run`, adds the `current-run`
+ * relationship (null for a workspace without one).
+ */
+export function serializeWorkspace(
+  w: adminorgsV1.Workspace__Output,
+  principal: Principal,
+  currentRuns?: ReadonlyMap<string, string>,
+): WorkspaceObject {
   const caller = callerPermissions(principal, w.organization);
   const manage = caller.can('manage-workspaces');
   return {
@@ -36,6 +44,7 @@ export function serializeWorkspace(w: adminorgsV1.Workspace__Output, principal: 
     relationships: {
       organization: toOne('organizations', w.organization),
       project: toOne('projects', w.projectId),
+      ...(currentRuns ? { 'current-run': toOne('runs', currentRuns.get(w.id)) } : {}),
     },
     links: selfLink(`/workspaces/${w.id}`),
   };
