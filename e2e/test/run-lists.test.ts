@@ -79,7 +79,11 @@ describe('GET /organizations/:org/runs', () => {
     const ws = await createWorkspace(own.owner.api, own.name);
     const destroy = (await createRun(own.owner.api, ws.id, { message: 'tear down', 'is-destroy': true })).id;
     const speculative = (
-      await createRun(own.owner.api, ws.id, { message: 'what would go', 'is-destroy': true, 'plan-only': true })
+      await createRun(own.owner.api, ws.id, {
+        message: 'what would go',
+        'is-destroy': true,
+        'plan-only': true,
+      })
     ).id;
     const apply = (await createRun(own.owner.api, ws.id, { message: 'build' })).id;
     const path = `/organizations/${own.name}/runs`;
