@@ -69,6 +69,8 @@ export class UploadTokens {
   open(token: string): UploadTokenClaims | undefined {
     if (token.length > MAX_TOKEN_LENGTH || !TOKEN_SHAPE.test(token)) return undefined;
     const raw = Buffer.from(token, 'base64url');
+    // One spelling per token: the decoder ignores stray trailing bits, this does not.
+    if (raw.toString('base64url') !== token) return undefined;
     if (raw.length < IV_BYTES + HEADER_BYTES + 1 + TAG_BYTES) return undefined;
     const iv = raw.subarray(0, IV_BYTES);
     const sealed = raw.subarray(IV_BYTES, raw.length - TAG_BYTES);
