@@ -49,14 +49,23 @@ describe('configuration versions', () => {
     });
     expect(Object.keys(cv.attributes['status-timestamps'])).toEqual(['pending-at']);
     expect(cv.attributes['upload-url']).toMatch(
-      /^http:\/\/127\.0\.0\.1:\d+\/api\/v2\/uploads\/[A-Za-z0-9_-]{43}$/,
+      /^http:\/\/127\.0\.0\.1:\d+\/api\/v2\/uploads\/[A-Za-z0-9_-]{60,}$/,
     );
     expect(cv.links).toEqual({
       self: `/api/v2/configuration-versions/${cv.id}`,
       download: `/api/v2/configuration-versions/${cv.id}/download`,
     });
-    // Shown identically until the upload.
-    expect((await org.owner.api.get(`/configuration-versions/${cv.id}`)).body.data).toEqual(cv);
+    // Shown identically until the upload, but for the URL: minted afresh on every read (as
+    // upstream does), each one a URL of the same upload.
+    const reread = (await org.owner.api.get(`/configuration-versions/${cv.id}`)).body.data;
+    expect(reread).toEqual({
+      ...cv,
+      attributes: {
+        ...cv.attributes,
+        'upload-url': expect.stringMatching(/\/api\/v2\/uploads\/[A-Za-z0-9_-]{60,}$/),
+      },
+    });
+    expect(reread.attributes['upload-url']).not.toBe(cv.attributes['upload-url']);
 
     // Not downloadable before the upload.
     expect((await org.owner.api.get(`/configuration-versions/${cv.id}/download`)).status).toBe(404);
@@ -205,10 +214,16 @@ describe('configuration versions', () => {
     expect(
       (await org.owner.api.get(`/workspaces/${ws.id}/configuration-versions?page%5Bsize%5D=101`)).status,
     ).toBe(422);
-    // The list shows each version exactly as the show does.
-    expect(second.body.data[0]).toEqual(
-      (await org.owner.api.get(`/configuration-versions/${ids[0]}`)).body.data,
-    );
+    // The list shows each version exactly as the show does, but for the upload URL: minted
+    // afresh on every read.
+    const shown = (await org.owner.api.get(`/configuration-versions/${ids[0]}`)).body.data;
+    expect(second.body.data[0]).toEqual({
+      ...shown,
+      attributes: {
+        ...shown.attributes,
+        'upload-url': expect.stringMatching(/\/api\/v2\/uploads\/[A-Za-z0-9_-]{60,}$/),
+      },
+    });
   });
 
   it('reading needs read-runs, creating needs manage-workspaces; others get 404 and nothing is created', async () => {

@@ -53,13 +53,25 @@ describe('policy set versions: create, upload, read', () => {
       links: { self: `/api/v2/policy-set-versions/${v.id}` },
     });
     expect(v.attributes.created_at).toBe(v.attributes['created-at']);
-    expect(v.links.upload).toMatch(new RegExp(`^${t.system.baseUrl}/api/v2/uploads/[A-Za-z0-9_-]{43}$`));
+    const uploadUrl = new RegExp(`^${t.system.baseUrl}/api/v2/uploads/[A-Za-z0-9_-]{60,}$`);
+    expect(v.links.upload).toMatch(uploadUrl);
     expect(v.attributes.upload).toBe(v.links.upload);
 
-    // Clients re-read the version and upload through the show response's link.
+    // Clients re-read the version and upload through the show response's link, minted afresh on
+    // every read (as upstream does): the same document but for the URL.
     const shown = await api.get(`/policy-set-versions/${v.id}`);
     expect(shown.status).toBe(200);
-    expect(shown.body.data).toEqual(v);
+    const fresh = shown.body.data.links.upload as string;
+    expect(fresh).toMatch(uploadUrl);
+    expect(fresh).not.toBe(v.links.upload);
+    expect(shown.body.data).toEqual({
+      ...v,
+      attributes: { ...v.attributes, upload: fresh },
+      links: { ...v.links, upload: fresh },
+    });
+    expect((await putArchive(fresh, await policyArchive())).status).toBe(200);
+    // Single use across every URL of the version.
+    expect((await putArchive(v.links.upload, await policyArchive())).status).toBe(409);
   });
 
   it('is ready on the first read after the PUT returns, and becomes current and newest', async () => {
@@ -123,9 +135,17 @@ describe('policy set versions: create, upload, read', () => {
     const shown = (await api.get(`/policy-set-versions/${created.id}`)).body.data;
     const listed = (await api.get(`/policy-sets/${set.id}/versions`)).body.data[0];
     const included = (await api.get(`/policy-sets/${set.id}?include=newest_version`)).body.included[0];
-    expect(shown).toEqual(created);
-    expect(listed).toEqual(created);
-    expect(included).toEqual(created);
+    // Identical but for the upload URL, minted afresh on every read (a URL of the same upload).
+    const uploadUrl = expect.stringMatching(/\/api\/v2\/uploads\/[A-Za-z0-9_-]{60,}$/);
+    const anyUrl = {
+      ...created,
+      attributes: { ...created.attributes, upload: uploadUrl },
+      links: { ...created.links, upload: uploadUrl },
+    };
+    for (const doc of [shown, listed, included]) {
+      expect(doc).toEqual(anyUrl);
+      expect(doc.attributes.upload).toBe(doc.links.upload);
+    }
   });
 
   it('lists versions newest first with pagination', async () => {

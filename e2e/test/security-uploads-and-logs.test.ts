@@ -64,13 +64,21 @@ describe('upload URLs are unguessable', () => {
     const versions = await Promise.all(Array.from({ length: 12 }, () => pendingVersion()));
     const tokens = versions.map((v) => uploadToken(v.upload));
     for (const [i, v] of versions.entries()) {
+      // Every read mints a fresh URL of the same upload (ADR 0059): another token, same shape.
       const shown = await api().get(`/policy-set-versions/${v.id}`);
-      expect(shown.body.data.attributes.upload).toBe(v.upload);
+      const reread = shown.body.data.attributes.upload as string;
+      secrets.add(reread);
+      secrets.add(uploadToken(reread));
+      expect(reread).not.toBe(v.upload);
+      tokens.push(uploadToken(reread));
       expect(new URL(v.upload).pathname).toBe(`/api/v2/uploads/${tokens[i]}`);
+    }
+    for (const token of tokens) {
       // base64url: 6 bits per character.
-      expect(tokens[i]).toMatch(/^[A-Za-z0-9_-]+$/);
-      expect(tokens[i]!.length * 6).toBeGreaterThanOrEqual(128);
-      for (const id of [v.id, v.setId, world.orgA.name]) expect(tokens[i]).not.toContain(id);
+      expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(token.length * 6).toBeGreaterThanOrEqual(128);
+      for (const v of versions) for (const id of [v.id, v.setId]) expect(token).not.toContain(id);
+      expect(token).not.toContain(world.orgA.name);
     }
     expect(new Set(tokens).size).toBe(tokens.length);
     // No fixed or sequential part (a counter, a timestamp): every position varies across tokens,
@@ -99,19 +107,78 @@ describe('upload URLs are unguessable', () => {
     expect((await putArchive(v.upload, await policyArchive())).status).toBe(200);
   });
 
-  it('storage keeps only a hash of the token, and no table holds an API token', async () => {
+  it('no table holds an upload URL, its token or a hash of it, and none holds an API token', async () => {
     const v = await pendingVersion();
-    const token = uploadToken(v.upload);
-    const { rows: sessions } = await t.system.services.storage!.db.query(
-      'SELECT token_sha256 FROM upload_sessions WHERE owner_id = $1',
-      [v.id],
-    );
-    expect(sessions).toEqual([{ token_sha256: sha256(Buffer.from(token)) }]);
-    // policy-sets keeps the URL of a pending version: clients re-read it from the version.
-    expect(await probe.tablesContaining(token)).toEqual(['policy_sets.policy_set_versions']);
+    const reread = (await api().get(`/policy-set-versions/${v.id}`)).body.data.attributes.upload as string;
+    secrets.add(reread);
+    secrets.add(uploadToken(reread));
+    const ws = await api().post(`/organizations/${world.orgA.name}/workspaces`, {
+      data: { type: 'workspaces', attributes: { name: `capability-${randomBytes(4).toString('hex')}` } },
+    });
+    expect(ws.status, ws.text).toBe(201);
+    const cv = await api().post(`/workspaces/${ws.body.data.id}/configuration-versions`, {
+      data: { type: 'configuration-versions', attributes: {} },
+    });
+    expect(cv.status, cv.text).toBe(201);
+    const cvUrl = cv.body.data.attributes['upload-url'] as string;
+    secrets.add(cvUrl);
+    secrets.add(uploadToken(cvUrl));
+    for (const url of [v.upload, reread, cvUrl]) {
+      const token = uploadToken(url);
+      // Every text column of every row of every service's tables (policy_sets, runs, storage…).
+      expect(await probe.tablesContaining(token)).toEqual([]);
+      expect(await probe.tablesContaining(sha256(Buffer.from(token)))).toEqual([]);
+    }
+    // The owners keep storage's session id (no capability without the service keys); storage
+    // keeps no hash for a session opened this way.
+    const { rows: sessions } = await t.system.services.storage!.db.query<{
+      id: string;
+      token_sha256: string | null;
+    }>('SELECT id, token_sha256 FROM upload_sessions WHERE owner_id = ANY($1) ORDER BY owner_kind', [
+      [v.id, cv.body.data.id],
+    ]);
+    expect(sessions.map((r) => r.token_sha256)).toEqual([null, null]);
+    for (const session of sessions) {
+      expect(await probe.tablesContaining(session.id)).toEqual(
+        expect.arrayContaining(['storage.upload_sessions']),
+      );
+    }
     for (const apiToken of [t.system.siteAdminToken, world.orgA.owner.token]) {
       expect(await probe.tablesContaining(apiToken)).toEqual([]);
     }
+  });
+
+  it('refuses altered URLs and URLs spliced from two versions with 404, as unknown ones', async () => {
+    const [a, b] = [await pendingVersion(), await pendingVersion()];
+    const rawA = Buffer.from(uploadToken(a.upload), 'base64url');
+    const rawB = Buffer.from(uploadToken(b.upload), 'base64url');
+    const base = `${t.system.baseUrl}/api/v2/uploads/`;
+    const flip = (i: number) => {
+      const altered = Buffer.from(rawA);
+      altered[i] = altered[i]! ^ 0x01;
+      return altered.toString('base64url');
+    };
+    const forged = [
+      flip(0),
+      flip(Math.floor(rawA.length / 2)),
+      flip(rawA.length - 1),
+      // A's nonce and tag around B's sealed session: names no session.
+      Buffer.concat([
+        rawA.subarray(0, 12),
+        rawB.subarray(12, rawB.length - 16),
+        rawA.subarray(rawA.length - 16),
+      ]).toString('base64url'),
+      rawA.subarray(0, rawA.length - 1).toString('base64url'),
+      `${uploadToken(a.upload)}A`,
+    ];
+    for (const token of forged) {
+      const put = await putArchive(`${base}${token}`, await policyArchive());
+      expect(put.status, token).toBe(404);
+      expect(put.body).toEqual({ errors: [{ status: '404', code: 'NOT_FOUND', title: 'not found' }] });
+    }
+    // Nothing was spent: both genuine URLs still work, once each.
+    expect((await putArchive(a.upload, await policyArchive())).status).toBe(200);
+    expect((await putArchive(b.upload, await policyArchive())).status).toBe(200);
   });
 });
 

@@ -28,7 +28,12 @@ import {
   createEdgeStores,
   type VocabularyProfile,
 } from '@policyhub/gateway';
-import { enableInProcessCalls, generateSigningKeys, InternalAuth } from '@policyhub/grpc-runtime';
+import {
+  enableInProcessCalls,
+  generateSigningKeys,
+  InternalAuth,
+  type SigningKey,
+} from '@policyhub/grpc-runtime';
 import {
   type DatabaseTimeouts,
   kafkaClientSettings,
@@ -83,6 +88,12 @@ export interface SystemOptions {
   /** Ops listener interface; default 127.0.0.1. */
   opsHost?: string;
   siteAdminToken?: string | undefined;
+  /**
+   * Keys of internal call assertions and of upload and plan log URL tokens (INTERNAL_SIGNING_KEYS'
+   * form: the first signs, every one verifies). Default: one generated for this process, so URLs
+   * handed out before a restart stop working (re-reading the resource gives a fresh one).
+   */
+  signingKeys?: readonly SigningKey[] | undefined;
   /** Base URL of absolute links; unset: an allowed Host, else the address a request arrived on. */
   publicUrl?: string | undefined;
   /** Host names (optionally `:port`) the API answers to (ALLOWED_HOSTS); any other Host gets 400. */
@@ -216,7 +227,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     const token = persistentSecret(dataDir, 'site-admin-token', options.siteAdminToken);
     // Internal calls are signed with a key that lives only in this process (ADR 0009); workers
     // outside it (npm run evaluator, executors) present the tokens kept in DATA_DIR.
-    const signingKeys = generateSigningKeys();
+    const signingKeys = options.signingKeys ?? generateSigningKeys();
     const workerTokens = {
       evaluator: persistentSecret(dataDir, 'evaluator-token'),
       executor: persistentSecret(dataDir, 'executor-token'),

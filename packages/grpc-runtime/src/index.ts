@@ -8,3 +8,4 @@ export * from './streams.js';
 export * from './client.js';
 export { MAX_MESSAGE_BYTES } from './message-limit.js';
 export { enableInProcessCalls, serveInProcess } from './in-process.js';
+export { UploadTokens, type UploadTokenClaims, purposeKey } from './upload-tokens.js';

@@ -41,6 +41,6 @@ export function registerPolicySets(server: grpc.Server, service: ServiceDeps, de
   );
   server.addService(
     v1.PolicySetVersions.service,
-    implement(policySetVersionHandlers(new PolicySetVersionUseCases(deps)), opts),
+    implement(policySetVersionHandlers(new PolicySetVersionUseCases(deps), deps.uploadTokens), opts),
   );
 }

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { documented as doc, env } from '@policyhub/config';
 import type { EventTransport } from '@policyhub/events';
-import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
+import { InternalAuth, type SigningKey, UploadTokens } from '@policyhub/grpc-runtime';
 import {
   type DatabaseTimeouts,
   type RunningService,
@@ -67,6 +67,7 @@ export async function startPolicySets(options: PolicySetsOptions): Promise<Runni
       relay,
       tenancy: new AdminOrgsLookup(clients),
       uploadSessions: new StorageUploadSessions(clients),
+      uploadTokens: new UploadTokens(options.signingKeys),
       uploadUrlTtlMs: options.uploadUrlTtlMs ?? UPLOAD_WINDOW_MS,
       parameterSealer: options.parameterKeys?.length ? new ParameterSealer(options.parameterKeys) : undefined,
     };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { contracts, encodeMessage, fromTimestamp, timestampToIso, toTimestamp } from '@policyhub/contracts';
 import { InProcessTransport, TOPICS } from '@policyhub/events';
-import { createClient, readServiceError } from '@policyhub/grpc-runtime';
+import { createClient, readServiceError, UploadTokens } from '@policyhub/grpc-runtime';
 import type { RunningService } from '@policyhub/service-kit';
 import { createLogger } from '@policyhub/telemetry';
 import { createTestDatabase, type TestDatabase, testAuth, testSigningKeys } from '@policyhub/testing';
@@ -117,7 +117,7 @@ describe('creating versions', () => {
       source: 'POLICY_SET_VERSION_SOURCE_TFE_API',
       status: 'POLICY_SET_VERSION_STATUS_PENDING',
       statusTimestamps: { pendingAt: v.createdAt, readyAt: null, erroredAt: null },
-      uploadToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      uploadToken: expect.stringMatching(/^[A-Za-z0-9_-]{60,}$/),
     });
     expect(v.error).toBeUndefined();
     const session = storage.state.sessions.at(-1)!;
@@ -130,7 +130,20 @@ describe('creating versions', () => {
     expect(fromTimestamp(session.expiresAt)!.getTime() - Date.parse(timestampToIso(v.createdAt)!)).toBe(
       3600_000,
     );
-    expect(session.token).toBe(v.uploadToken);
+    // The URL names storage's session; the version keeps the session id, never a token.
+    const uploadTokens = new UploadTokens(testSigningKeys);
+    expect(uploadTokens.open(v.uploadToken!)).toEqual({
+      sessionId: session.sessionId,
+      expiresAt: fromTimestamp(session.expiresAt)!.getTime(),
+    });
+    const again = (await versions.GetPolicySetVersion({ id: v.id }, as)).version!;
+    expect(again.uploadToken).not.toBe(v.uploadToken);
+    expect(uploadTokens.open(again.uploadToken!)?.sessionId).toBe(session.sessionId);
+    const row = JSON.stringify(
+      (await service.db.query('SELECT * FROM policy_set_versions WHERE id = $1', [v.id])).rows,
+    );
+    expect(row).toContain(session.sessionId);
+    for (const token of [v.uploadToken!, again.uploadToken!, session.token]) expect(row).not.toContain(token);
     // A kind_a set's archive must be a Sentinel policy set (storage checks it at upload).
     expect(session).toMatchObject({ layout: 'ARCHIVE_LAYOUT_SENTINEL', layoutRoot: '' });
 

@@ -14,10 +14,14 @@ describe('policy set version rules', () => {
 
   it('shows the upload URL only while pending, unused and unexpired', () => {
     const now = new Date('2026-01-01T00:30:00.000Z');
-    const v = { status: 'pending' as const, uploadToken: 'tok', uploadExpiresAt: '2026-01-01T01:00:00.000Z' };
+    const v = {
+      status: 'pending' as const,
+      uploadSessionId: 'upl-1',
+      uploadExpiresAt: '2026-01-01T01:00:00.000Z',
+    };
     expect(isUploadUsable(v, now)).toBe(true);
     expect(isUploadUsable({ ...v, status: 'ready' }, now)).toBe(false);
-    expect(isUploadUsable({ ...v, uploadToken: null }, now)).toBe(false);
+    expect(isUploadUsable({ ...v, uploadSessionId: null }, now)).toBe(false);
     expect(isUploadUsable(v, new Date('2026-01-01T01:00:00.000Z'))).toBe(false);
   });
 

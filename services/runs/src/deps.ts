@@ -1,4 +1,5 @@
 import type { Db } from '@policyhub/db';
+import type { UploadTokens } from '@policyhub/grpc-runtime';
 import type { PlanLogTokens } from './domain/plan-log-token.js';
 import type {
   ObjectStore,
@@ -22,6 +23,8 @@ export interface Deps {
   permissions: PermissionCheck;
   /** Mints and verifies plan log URLs' tokens (keys derived from the signing keys). */
   logTokens: PlanLogTokens;
+  /** Mints a pending configuration version's upload URL token from its session id on every read (ADR 0059). */
+  uploadTokens: UploadTokens;
   /** Largest plan JSON accepted over HTTP (PLAN_MAX_BYTES). */
   planMaxBytes: number;
   /** Called after a transaction queued object deletions, so the sweeper runs soon. */

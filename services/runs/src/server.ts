@@ -40,7 +40,10 @@ export function registerRuns(server: grpc.Server, service: ServiceDeps, deps: De
   server.addService(v1.TaskStages.service, implement(taskStageHandlers(new TaskStageUseCases(deps)), opts));
   server.addService(
     v1.ConfigurationVersions.service,
-    implement(configurationVersionHandlers(new ConfigurationVersionUseCases(deps), opts), opts),
+    implement(
+      configurationVersionHandlers(new ConfigurationVersionUseCases(deps), deps.uploadTokens, opts),
+      opts,
+    ),
   );
   server.addService(v1.Plans.service, implement(planHandlers(new PlanUseCases(deps), opts), opts));
   server.addService(

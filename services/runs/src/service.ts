@@ -1,7 +1,13 @@
 import { documented as doc, env } from '@policyhub/config';
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
-import { InternalAuth, parseWorkerTokens, type SigningKey, type WorkerRole } from '@policyhub/grpc-runtime';
+import {
+  InternalAuth,
+  parseWorkerTokens,
+  type SigningKey,
+  UploadTokens,
+  type WorkerRole,
+} from '@policyhub/grpc-runtime';
 import {
   type DatabaseTimeouts,
   type RunningService,
@@ -112,6 +118,7 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
     permissions: options.ports?.permissions ?? adapters.permissions,
   };
   const logTokens = new PlanLogTokens(options.signingKeys);
+  const uploadTokens = new UploadTokens(options.signingKeys);
   let sweeper: ObjectSweeper | undefined;
   // The use cases' Deps, built once from the pool startGrpcService opens (onStart is the first
   // hook that has it).
@@ -121,6 +128,7 @@ export function startRuns(options: RunsOptions): Promise<RunningService> {
       db,
       ...ports,
       logTokens,
+      uploadTokens,
       planMaxBytes: options.planMaxBytes ?? DEFAULT_PLAN_MAX_BYTES,
       onObjectsOrphaned: () => sweeper?.schedule(),
     };

@@ -1,4 +1,5 @@
 import type { Db } from '@policyhub/db';
+import type { UploadTokens } from '@policyhub/grpc-runtime';
 import type { OutboxRelay } from '@policyhub/events';
 import type { Logger } from '@policyhub/telemetry';
 import type { OrganizationStatusLookup } from './domain/organization-status.js';
@@ -18,4 +19,6 @@ export interface Deps {
   limits: UploadLimits;
   /** Where uploads and objects bound for a store without a writer of its own are staged (UPLOAD_TMP_DIR). */
   stagingDir: string;
+  /** Seals and opens upload URL tokens (ADR 0059); keys from INTERNAL_SIGNING_KEYS. */
+  uploadTokens: UploadTokens;
 }

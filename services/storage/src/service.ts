@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { EventTransport } from '@policyhub/events';
-import { InternalAuth, type SigningKey } from '@policyhub/grpc-runtime';
+import { InternalAuth, type SigningKey, UploadTokens } from '@policyhub/grpc-runtime';
 import {
   type DatabaseTimeouts,
   type RunningService,
@@ -43,6 +43,7 @@ export async function startStorage(
   const store = await createObjectStore(settings.objects);
   options.logger.info({ objectStore: store.kind }, 'object store ready');
   const auth = new InternalAuth({ keys: options.signingKeys, service: 'storage' });
+  const uploadTokens = new UploadTokens(options.signingKeys);
   const organizations = new AdminOrgsOrganizationStatus(options.adminOrgsAddress, auth.credential);
   // The use cases' Deps, built once from the pool and relay startGrpcService opens (onStart is
   // the first hook that has them).
@@ -56,6 +57,7 @@ export async function startStorage(
       organizations,
       limits: settings.limits,
       stagingDir: settings.stagingDir,
+      uploadTokens,
     };
     return deps;
   };

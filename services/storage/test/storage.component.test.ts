@@ -12,7 +12,7 @@ import {
   toTimestamp,
 } from '@policyhub/contracts';
 import { type BusMessage, InProcessTransport, TOPICS } from '@policyhub/events';
-import { readServiceError } from '@policyhub/grpc-runtime';
+import { readServiceError, UploadTokens } from '@policyhub/grpc-runtime';
 import { createLogger } from '@policyhub/telemetry';
 import {
   createTestDatabase,
@@ -46,6 +46,9 @@ const HOUR = 3600_000;
 /** A short upload lease, so "the holder died" takes a second here. */
 const LEASE_MS = 1000;
 const inAnHour = () => toTimestamp(Date.now() + HOUR);
+const uploadTokens = new UploadTokens(testSigningKeys);
+/** The session a sealed upload token names. */
+const sessionIdOf = (token: string) => uploadTokens.open(token)!.sessionId;
 
 const remote = async (promise: Promise<unknown>) => {
   try {
@@ -130,15 +133,77 @@ beforeEach(() => {
 });
 
 describe('upload sessions', () => {
-  it('issues a 256-bit base64url token and keeps only its hash', async () => {
+  it('answers a sealed base64url token naming the session, and keeps neither it nor its hash', async () => {
     const s = await newSession();
-    expect(s.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(s.token).toMatch(/^[A-Za-z0-9_-]{60,}$/);
+    expect(uploadTokens.open(s.token)).toEqual({
+      sessionId: s.sessionId,
+      expiresAt: fromTimestamp(s.expiresAt)!.getTime(),
+    });
     expect(s.objectKey).toBe(
       `${s.organization}/policy-sets/${s.setId}/versions/${s.objectKey.split('/').pop()}`,
     );
+    const { rows } = await service.db.query('SELECT * FROM upload_sessions WHERE id = $1', [s.sessionId]);
+    expect(rows[0]).toMatchObject({ token_sha256: null });
     const dump = JSON.stringify((await service.db.query('SELECT * FROM upload_sessions')).rows);
     expect(dump).not.toContain(s.token);
-    expect(dump).toContain(hashUploadToken(s.token));
+    expect(dump).not.toContain(hashUploadToken(s.token));
+  });
+
+  it('takes an upload with any token minted for the session, once for all of them', async () => {
+    const s = await newSession();
+    const expiresAt = fromTimestamp(s.expiresAt)!;
+    // The owner mints a fresh token on every read; each is the session's URL.
+    const byOwner = uploadTokens.mint(s.sessionId, expiresAt);
+    expect(byOwner).not.toBe(s.token);
+    // A token sealed with a key storage does not list names nothing.
+    const foreign = new UploadTokens([{ id: 'other', secret: Buffer.from('o'.repeat(32)) }]);
+    expect(
+      (await remote(storage.upload(foreign.mint(s.sessionId, expiresAt), await policyArchive()))).code,
+    ).toBe('STORAGE_UPLOAD_NOT_FOUND');
+    expect((await storage.upload(byOwner, await policyArchive())).ok).toBe(true);
+    // Single use: every token of the session is spent with it.
+    expect((await remote(storage.upload(s.token, await policyArchive()))).code).toBe(
+      'STORAGE_UPLOAD_ALREADY_USED',
+    );
+  });
+
+  it('answers NOT_FOUND for altered tokens, unknown sessions and tokens that outlived their session', async () => {
+    const s = await newSession();
+    const expiresAt = fromTimestamp(s.expiresAt)!;
+    const raw = Buffer.from(s.token, 'base64url');
+    const flipped = (i: number) => {
+      const b = Buffer.from(raw);
+      b[i] = b[i]! ^ 0x20;
+      return b.toString('base64url');
+    };
+    const tokens = [
+      flipped(0),
+      flipped(20),
+      flipped(raw.length - 1),
+      uploadTokens.mint('upl-doesnotexist0000', expiresAt),
+      // Genuine, but past its own expiry while the session is still open: not this session's URL.
+      uploadTokens.mint(s.sessionId, Date.now() - 1000),
+      randomBytes(32).toString('base64url'),
+    ];
+    for (const token of tokens) {
+      const err = await remote(storage.upload(token, await policyArchive()));
+      expect(err, token).toMatchObject({ status: grpc.status.NOT_FOUND, code: 'STORAGE_UPLOAD_NOT_FOUND' });
+    }
+    expect((await storage.upload(s.token, await policyArchive())).ok).toBe(true);
+  });
+
+  it('still takes the random token of a session opened before sealed tokens, found by its hash', async () => {
+    const s = await newSession();
+    const legacy = randomBytes(32).toString('base64url');
+    await service.db.query('UPDATE upload_sessions SET token_sha256 = $2 WHERE id = $1', [
+      s.sessionId,
+      hashUploadToken(legacy),
+    ]);
+    expect((await storage.upload(legacy, await policyArchive())).ok).toBe(true);
+    expect((await remote(storage.upload(legacy, await policyArchive()))).code).toBe(
+      'STORAGE_UPLOAD_ALREADY_USED',
+    );
   });
 
   it('refuses sessions for unknown owner kinds or without a parent', async () => {
@@ -367,10 +432,9 @@ describe('uploads', () => {
     });
     // Once the first upload holds the URL, a second one is turned away at once.
     await waitFor(async () => {
-      const { rows } = await service.db.query(
-        'SELECT claimed_by FROM upload_sessions WHERE token_sha256 = $1',
-        [hashUploadToken(s.token)],
-      );
+      const { rows } = await service.db.query('SELECT claimed_by FROM upload_sessions WHERE id = $1', [
+        sessionIdOf(s.token),
+      ]);
       return rows[0]?.claimed_by;
     });
     const second = await remote(storage.upload(s.token, bytes));
@@ -384,8 +448,8 @@ describe('uploads', () => {
 describe('uploads for disabled or deleted organizations (ADR 0018)', () => {
   const sessionRow = async (token: string) =>
     (
-      await service.db.query('SELECT used_at, claimed_by FROM upload_sessions WHERE token_sha256 = $1', [
-        hashUploadToken(token),
+      await service.db.query('SELECT used_at, claimed_by FROM upload_sessions WHERE id = $1', [
+        sessionIdOf(token),
       ])
     ).rows[0];
 
@@ -456,9 +520,7 @@ describe('upload leases and the upload sweeper (ADR 0024)', () => {
         used_at: string | null;
         expired_at: string | null;
         claimed_by: string | null;
-      }>('SELECT used_at, expired_at, claimed_by FROM upload_sessions WHERE token_sha256 = $1', [
-        hashUploadToken(token),
-      ])
+      }>('SELECT used_at, expired_at, claimed_by FROM upload_sessions WHERE id = $1', [sessionIdOf(token)])
     ).rows[0];
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -499,8 +561,8 @@ describe('upload leases and the upload sweeper (ADR 0024)', () => {
     // The first attempt stalls past its lease (as if its process hung): a retry takes the URL.
     const retried = await waitFor(async () => {
       await service.db.query(
-        "UPDATE upload_sessions SET claimed_until = now() - interval '1 second' WHERE token_sha256 = $1",
-        [hashUploadToken(s.token)],
+        "UPDATE upload_sessions SET claimed_until = now() - interval '1 second' WHERE id = $1",
+        [sessionIdOf(s.token)],
       );
       return storage.upload(s.token, winner).catch(() => undefined);
     });

@@ -27,7 +27,8 @@ export class StorageUploadSessions implements UploadSessions {
       .catch(storageError);
     const expiresAt = timestampToIso(session.expiresAt);
     if (!expiresAt) throw new Error('storage opened an upload session without an expiry');
-    return { token: session.token, expiresAt };
+    if (!session.sessionId) throw new Error('storage opened an upload session without an id');
+    return { sessionId: session.sessionId, expiresAt };
   }
 }
 

@@ -14,7 +14,8 @@ export interface VersionRow {
   errored_at: string | null;
   error: string | null;
   error_message: string | null;
-  upload_token: string | null;
+  /** Storage's upload session of a pending version (no secret: the URL is minted from it, ADR 0059). */
+  upload_session_id: string | null;
   upload_expires_at: string;
   object_key: string | null;
   sha256: string | null;
@@ -42,7 +43,7 @@ export interface SetForVersions {
 
 /** A version's columns and its role; read `FROM ${FROM}` (the version `v` joined to its set `ps`). */
 const COLUMNS = `v.id, v.policy_set_id, v.organization, v.organization_id, v.source, v.status, v.pending_at, v.ready_at,
-  v.errored_at, v.error, v.error_message, v.upload_token, v.upload_expires_at, v.object_key, v.sha256, v.created_by,
+  v.errored_at, v.error, v.error_message, v.upload_session_id, v.upload_expires_at, v.object_key, v.sha256, v.created_by,
   v.auto_promote, v.promoted_at, v.declaration, v.created_at, v.updated_at,
   CASE WHEN v.status <> 'ready' THEN NULL
        WHEN ps.current_version_id = v.id THEN 'current'
@@ -70,7 +71,7 @@ export class VersionRepository {
     organization: string;
     organizationId: string | null;
     source: string;
-    uploadToken: string;
+    uploadSessionId: string;
     uploadExpiresAt: string;
     createdAt: string;
     createdBy: string | null;
@@ -78,7 +79,7 @@ export class VersionRepository {
   }): Promise<VersionRow> {
     await this.db.query(
       `INSERT INTO policy_set_versions
-         (id, policy_set_id, organization, organization_id, source, status, pending_at, upload_token, upload_expires_at,
+         (id, policy_set_id, organization, organization_id, source, status, pending_at, upload_session_id, upload_expires_at,
           created_at, updated_at, created_by, auto_promote)
        VALUES ($1, $2, $3, $8, $4, 'pending', $7, $5, $6, $7, $7, $9, $10)`,
       [
@@ -86,7 +87,7 @@ export class VersionRepository {
         v.policySetId,
         v.organization,
         v.source,
-        v.uploadToken,
+        v.uploadSessionId,
         v.uploadExpiresAt,
         v.createdAt,
         v.organizationId,
@@ -187,7 +188,7 @@ export class VersionRepository {
       await this.db.query(
         `WITH settled AS (
            UPDATE policy_set_versions SET status = 'ready', ready_at = now(), object_key = $2, size_bytes = $3,
-                  sha256 = $4, declaration = $5, upload_token = NULL, updated_at = now(),
+                  sha256 = $4, declaration = $5, upload_session_id = NULL, updated_at = now(),
                   promoted_at = CASE WHEN auto_promote THEN now() ELSE promoted_at END
             WHERE id = $1
             RETURNING id, policy_set_id, auto_promote)
@@ -198,7 +199,7 @@ export class VersionRepository {
     } else {
       await this.db.query(
         `UPDATE policy_set_versions SET status = 'errored', errored_at = now(), error = $2, error_message = $3,
-                upload_token = NULL, updated_at = now()
+                upload_session_id = NULL, updated_at = now()
           WHERE id = $1`,
         [id, s.error, s.errorMessage],
       );

@@ -25,12 +25,13 @@ export interface TenancyDirectory {
 
 /** A single-use upload session opened in storage for a version's archive. */
 export interface UploadSession {
-  token: string;
+  /** Storage's id of the session: the version keeps it and mints its upload URL from it (ADR 0059). */
+  sessionId: string;
   /** ISO time after which the session no longer takes the upload. */
   expiresAt: string;
 }
 
-/** Storage's upload sessions; a version's archive is uploaded straight to storage with the token. */
+/** Storage's upload sessions; a version's archive is uploaded straight to storage with its URL's token. */
 export interface UploadSessions {
   create(request: {
     organization: string;

@@ -62,13 +62,13 @@ export const archiveLayoutFor = (set: {
 
 export interface VersionState {
   status: VersionStatus;
-  uploadToken: string | null;
+  uploadSessionId: string | null;
   uploadExpiresAt: string;
 }
 
 /** The upload URL is shown while it can still be used: pending, not yet used, not expired. */
 export const isUploadUsable = (v: VersionState, now: Date): boolean =>
-  v.status === 'pending' && !!v.uploadToken && Date.parse(v.uploadExpiresAt) > now.getTime();
+  v.status === 'pending' && !!v.uploadSessionId && Date.parse(v.uploadExpiresAt) > now.getTime();
 
 /** A policy block of the archive's configuration file (common.v1.DeclaredPolicy). */
 export interface DeclaredPolicy {

@@ -6,14 +6,22 @@ import {
   toOptionalTimestamp,
   toTimestamp,
 } from '@policyhub/contracts';
-import type { Handlers } from '@policyhub/grpc-runtime';
+import type { Handlers, UploadTokens } from '@policyhub/grpc-runtime';
 import type { VersionRow } from '../db/version-repository.js';
 import { isUploadUsable } from '../domain/versions.js';
 import type { PolicySetVersionUseCases } from '../use-cases/policy-set-versions.js';
 import { declaredPolicyMessage } from './declarations.js';
 import { optional } from './mappers.js';
 
-export function toPolicySetVersion(r: VersionRow, now = new Date()): policysetsV1.PolicySetVersion {
+/**
+ * The version as served. A pending version's upload URL token is minted afresh from its storage
+ * session id on every read (ADR 0059): nothing that works as an upload URL is stored.
+ */
+export function toPolicySetVersion(
+  r: VersionRow,
+  uploadTokens: UploadTokens,
+  now = new Date(),
+): policysetsV1.PolicySetVersion {
   return {
     id: r.id,
     policySetId: r.policy_set_id,
@@ -30,10 +38,10 @@ export function toPolicySetVersion(r: VersionRow, now = new Date()): policysetsV
     createdAt: toTimestamp(r.created_at),
     updatedAt: toTimestamp(r.updated_at),
     uploadToken: isUploadUsable(
-      { status: r.status, uploadToken: r.upload_token, uploadExpiresAt: r.upload_expires_at },
+      { status: r.status, uploadSessionId: r.upload_session_id, uploadExpiresAt: r.upload_expires_at },
       now,
     )
-      ? r.upload_token!
+      ? uploadTokens.mint(r.upload_session_id!, r.upload_expires_at)
       : undefined,
     createdBy: optional(r.created_by),
     sha256: optional(r.sha256),
@@ -47,33 +55,36 @@ export function toPolicySetVersion(r: VersionRow, now = new Date()): policysetsV
 /** Policy set versions (use-cases/policy-set-versions.ts); upload outcomes arrive as events. */
 export function policySetVersionHandlers(
   versions: PolicySetVersionUseCases,
+  uploadTokens: UploadTokens,
 ): Handlers<policysetsV1.PolicySetVersionsHandlers> {
   return {
     async CreatePolicySetVersion(req, { principal }) {
       const version = await versions.create(principal, req.policySetId, {
         autoPromote: req.autoPromote ?? true,
       });
-      return { version: toPolicySetVersion(version) };
+      return { version: toPolicySetVersion(version, uploadTokens) };
     },
 
     async PromotePolicySetVersion(req, { principal }) {
-      return { version: toPolicySetVersion(await versions.promote(principal, req.id)) };
+      return { version: toPolicySetVersion(await versions.promote(principal, req.id), uploadTokens) };
     },
 
     async GetPolicySetVersion(req, { principal }) {
-      return { version: toPolicySetVersion(await versions.get(principal, req.id)) };
+      return { version: toPolicySetVersion(await versions.get(principal, req.id), uploadTokens) };
     },
 
     async ListPolicySetVersions(req, { principal }) {
       const res = await versions.list(principal, req.policySetId, req.page, req.statuses);
       const now = new Date();
-      return { versions: res.versions.map((r) => toPolicySetVersion(r, now)), page: res.page };
+      return { versions: res.versions.map((r) => toPolicySetVersion(r, uploadTokens, now)), page: res.page };
     },
 
     async BatchGetPolicySetVersions(req, { principal }) {
       const now = new Date();
       return {
-        versions: (await versions.batchGet(principal, req.ids)).map((r) => toPolicySetVersion(r, now)),
+        versions: (await versions.batchGet(principal, req.ids)).map((r) =>
+          toPolicySetVersion(r, uploadTokens, now),
+        ),
       };
     },
   };

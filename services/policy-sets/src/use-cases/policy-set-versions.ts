@@ -102,7 +102,7 @@ export class PolicySetVersionUseCases {
         organization: set.organization,
         organizationId: set.organization_id,
         source: API_VERSION_SOURCE,
-        uploadToken: session.token,
+        uploadSessionId: session.sessionId,
         uploadExpiresAt: session.expiresAt,
         createdAt: createdAt.toISOString(),
         createdBy: principal?.userId || null,

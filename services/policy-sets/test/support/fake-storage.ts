@@ -1,9 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
-import { contracts, type storageV1 } from '@policyhub/contracts';
+import { contracts, fromTimestamp, type storageV1 } from '@policyhub/contracts';
 import { unavailable } from '@policyhub/errors';
-import { bindServer, createGrpcServer, implement, shutdownServer } from '@policyhub/grpc-runtime';
-import { testAuth } from '@policyhub/testing';
+import {
+  bindServer,
+  createGrpcServer,
+  implement,
+  shutdownServer,
+  UploadTokens,
+} from '@policyhub/grpc-runtime';
+import { testAuth, testSigningKeys } from '@policyhub/testing';
 
 /**
  * Stands in for storage in component tests of policy-sets: hands out upload sessions and records
@@ -14,7 +20,9 @@ export async function startFakeStorage() {
   const server: grpc.Server = createGrpcServer();
   const state = {
     down: false,
-    sessions: [] as Array<storageV1.CreateUploadSessionRequest__Output & { token: string }>,
+    sessions: [] as Array<
+      storageV1.CreateUploadSessionRequest__Output & { token: string; sessionId: string }
+    >,
   };
   server.addService(
     v1.Storage.service,
@@ -22,10 +30,13 @@ export async function startFakeStorage() {
       {
         CreateUploadSession: async (req: storageV1.CreateUploadSessionRequest__Output) => {
           if (state.down) throw unavailable('DEPENDENCY_UNAVAILABLE', 'storage is down');
-          const token = randomBytes(32).toString('base64url');
-          state.sessions.push({ ...req, token });
+          // As storage does: the session id sealed with the shared keys (ADR 0059).
+          const sessionId = `upl-${randomBytes(8).toString('hex')}`;
+          const token = new UploadTokens(testSigningKeys).mint(sessionId, fromTimestamp(req.expiresAt)!);
+          state.sessions.push({ ...req, token, sessionId });
           return {
             token,
+            sessionId,
             expiresAt: req.expiresAt,
             objectKey: `${req.organization}/policy-sets/${req.ownerParentId}/versions/${req.ownerId}.tar.gz`,
           };

@@ -22,7 +22,8 @@ export function grpcUploadSessions(
         });
         const expiresAt = timestampToIso(session.expiresAt);
         if (!expiresAt) throw new Error('storage opened an upload session without an expiry');
-        return { token: session.token, expiresAt };
+        if (!session.sessionId) throw new Error('storage opened an upload session without an id');
+        return { sessionId: session.sessionId, expiresAt };
       } catch (err) {
         return dependencyFailure('storage', err);
       }

@@ -16,7 +16,8 @@ export interface ConfigurationVersionRow {
   provisional: boolean;
   error: string | null;
   error_message: string | null;
-  upload_token: string | null;
+  /** Storage's upload session of a pending version (no secret: the URL is minted from it, ADR 0059). */
+  upload_session_id: string | null;
   upload_expires_at: string;
   object_key: string | null;
   size_bytes: string | null;
@@ -42,7 +43,7 @@ export class ConfigurationVersionRepository {
     speculative: boolean;
     provisional: boolean;
     statusTimestamps: Record<string, string>;
-    uploadToken: string;
+    uploadSessionId: string;
     uploadExpiresAt: string;
     createdBy: string;
     createdAt: string;
@@ -50,7 +51,7 @@ export class ConfigurationVersionRepository {
     const { rows } = await this.db.query<ConfigurationVersionRow>(
       `INSERT INTO configuration_versions
          (id, organization, workspace_id, status, status_timestamps, auto_queue_runs, speculative, provisional,
-          upload_token, upload_expires_at, created_by, created_at, updated_at, organization_id)
+          upload_session_id, upload_expires_at, created_by, created_at, updated_at, organization_id)
        VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8, $9, $10, $11, $11, $12)
        RETURNING *`,
       [
@@ -61,7 +62,7 @@ export class ConfigurationVersionRepository {
         v.autoQueueRuns,
         v.speculative,
         v.provisional,
-        v.uploadToken,
+        v.uploadSessionId,
         v.uploadExpiresAt,
         v.createdBy,
         v.createdAt,
@@ -100,7 +101,7 @@ export class ConfigurationVersionRepository {
     if (settlement.status === 'uploaded') {
       await this.db.query(
         `UPDATE configuration_versions SET status = 'uploaded', status_timestamps = $2, object_key = $3,
-                size_bytes = $4, sha256 = $5, upload_token = NULL, updated_at = now()
+                size_bytes = $4, sha256 = $5, upload_session_id = NULL, updated_at = now()
           WHERE id = $1`,
         [id, JSON.stringify(statusTimestamps), settlement.objectKey, settlement.sizeBytes, settlement.sha256],
       );
@@ -108,7 +109,7 @@ export class ConfigurationVersionRepository {
     }
     await this.db.query(
       `UPDATE configuration_versions SET status = 'errored', status_timestamps = $2, error = $3, error_message = $4,
-              upload_token = NULL, updated_at = now()
+              upload_session_id = NULL, updated_at = now()
         WHERE id = $1`,
       [id, JSON.stringify(statusTimestamps), settlement.error, settlement.errorMessage],
     );

@@ -22,10 +22,10 @@ export const cvUploadExpiry = (createdAt: Date): Date => new Date(createdAt.getT
 
 /** The upload URL is shown while it can still be used: pending, not yet used, not expired. */
 export const isCvUploadUsable = (
-  v: { status: string; upload_token: string | null; upload_expires_at: string },
+  v: { status: string; upload_session_id: string | null; upload_expires_at: string },
   now: Date,
 ): boolean =>
-  v.status === CV_STATUS.pending && !!v.upload_token && Date.parse(v.upload_expires_at) > now.getTime();
+  v.status === CV_STATUS.pending && !!v.upload_session_id && Date.parse(v.upload_expires_at) > now.getTime();
 
 /** Message of a run queued by an upload (auto-queue-runs). */
 export const autoQueuedRunMessage = (cvId: string): string =>

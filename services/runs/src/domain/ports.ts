@@ -96,7 +96,11 @@ export interface UploadSessions {
     /** The creator, who must still hold `requiredPermission` when the upload arrives. */
     createdBy: string;
     requiredPermission: string;
-  }): Promise<{ token: string; expiresAt: string }>;
+  }): Promise<{
+    /** Storage's id of the session: the version keeps it and mints its upload URL from it (ADR 0059). */
+    sessionId: string;
+    expiresAt: string;
+  }>;
 }
 
 /** A stored object being written chunk by chunk (backpressure: await each write). */

@@ -4,6 +4,7 @@ import {
   callerPrincipal,
   type Handlers,
   type ImplementOptions,
+  type UploadTokens,
   serveStream,
   streaming,
 } from '@policyhub/grpc-runtime';
@@ -14,6 +15,7 @@ type Options = ImplementOptions;
 
 export function configurationVersionHandlers(
   versions: ConfigurationVersionUseCases,
+  uploadTokens: UploadTokens,
   options: Options,
 ): Handlers<runsV1.ConfigurationVersionsHandlers> {
   return {
@@ -24,18 +26,24 @@ export function configurationVersionHandlers(
         speculative: req.speculative,
         provisional: req.provisional,
       });
-      return { configurationVersion: toConfigurationVersion(version, principal) };
+      return { configurationVersion: toConfigurationVersion(version, principal, uploadTokens) };
     },
     async GetConfigurationVersion(req, { principal }) {
       return {
-        configurationVersion: toConfigurationVersion(await versions.get(principal, req.id), principal),
+        configurationVersion: toConfigurationVersion(
+          await versions.get(principal, req.id),
+          principal,
+          uploadTokens,
+        ),
       };
     },
     async ListWorkspaceConfigurationVersions(req, { principal }) {
       const res = await versions.listByWorkspace(principal, req.workspaceId, req.page);
       const now = new Date();
       return {
-        configurationVersions: res.versions.map((v) => toConfigurationVersion(v, principal, now)),
+        configurationVersions: res.versions.map((v) =>
+          toConfigurationVersion(v, principal, uploadTokens, now),
+        ),
         page: res.page,
       };
     },

@@ -10,7 +10,7 @@ import {
   toOptionalTimestamp,
   toTimestamp,
 } from '@policyhub/contracts';
-import { type Principal, canStartRuns, hasPermission } from '@policyhub/grpc-runtime';
+import { type Principal, type UploadTokens, canStartRuns, hasPermission } from '@policyhub/grpc-runtime';
 import type {
   CommentRow,
   ConfigurationVersionRow,
@@ -85,6 +85,7 @@ export const toPlan = (p: PlanRow, logReadToken = ''): runsV1.Plan => ({
 export const toConfigurationVersion = (
   v: ConfigurationVersionRow,
   principal: Principal | undefined,
+  uploadTokens: UploadTokens,
   now = new Date(),
 ): runsV1.ConfigurationVersion => ({
   id: v.id,
@@ -98,10 +99,11 @@ export const toConfigurationVersion = (
   provisional: v.provisional,
   error: v.error ?? undefined,
   errorMessage: v.error_message ?? undefined,
-  // The URL is a capability to upload: shown only to callers who may upload themselves.
+  // The URL is a capability to upload: shown only to callers who may upload themselves, and
+  // minted afresh from the session id on every read (ADR 0059): nothing stored works as one.
   uploadToken:
     isCvUploadUsable(v, now) && canStartRuns(principal, v.organization, v.organization_id)
-      ? v.upload_token!
+      ? uploadTokens.mint(v.upload_session_id!, v.upload_expires_at)
       : undefined,
   createdAt: toTimestamp(v.created_at),
   updatedAt: toTimestamp(v.updated_at),

@@ -57,7 +57,7 @@ export class ConfigurationVersionUseCases {
       speculative: input.speculative,
       provisional: input.provisional,
       statusTimestamps: withStatusTimestamp({}, CV_STATUS.pending, createdAt),
-      uploadToken: session.token,
+      uploadSessionId: session.sessionId,
       uploadExpiresAt: session.expiresAt,
       createdBy: caller.userId,
       createdAt: createdAt.toISOString(),

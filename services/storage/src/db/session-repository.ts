@@ -41,19 +41,23 @@ const toSession = (r: SessionRow): UploadSession => ({
 const COLUMNS =
   'id, organization, organization_id, owner_kind, owner_id, owner_parent_id, object_key, layout, layout_root, created_by, required_permission, expires_at, used_at, expired_at, claimed_until';
 
+/** How an upload URL names its session: by id (sealed tokens) or by the SHA-256 of a legacy token. */
+export type SessionRef = { id: string } | { tokenSha256: string };
+
+const refCondition = (ref: SessionRef): [string, string] =>
+  'id' in ref ? ['id = $1', ref.id] : ['token_sha256 = $1', ref.tokenSha256];
+
 export class SessionRepository {
   constructor(private readonly db: Queryable) {}
 
-  async insert(
-    s: Omit<UploadSession, 'usedAt' | 'expiredAt' | 'claimedUntil'> & { tokenSha256: string },
-  ): Promise<void> {
+  /** Sessions are found by id (a sealed token names it); no token or hash of one is stored. */
+  async insert(s: Omit<UploadSession, 'usedAt' | 'expiredAt' | 'claimedUntil'>): Promise<void> {
     await this.db.query(
-      `INSERT INTO upload_sessions (id, token_sha256, organization, owner_kind, owner_id, owner_parent_id, object_key,
+      `INSERT INTO upload_sessions (id, organization, owner_kind, owner_id, owner_parent_id, object_key,
                                     layout, layout_root, expires_at, organization_id, created_by, required_permission)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         s.id,
-        s.tokenSha256,
         s.organization,
         s.ownerKind,
         s.ownerId,
@@ -69,10 +73,12 @@ export class SessionRepository {
     );
   }
 
-  async findByTokenHash(tokenSha256: string): Promise<UploadSession | undefined> {
+  /** The session a sealed token names (`{ id }`), or one opened before them (`{ tokenSha256 }`). */
+  async find(ref: SessionRef): Promise<UploadSession | undefined> {
+    const [where, value] = refCondition(ref);
     const { rows } = await this.db.query<SessionRow>(
-      `SELECT ${COLUMNS} FROM upload_sessions WHERE token_sha256 = $1`,
-      [tokenSha256],
+      `SELECT ${COLUMNS} FROM upload_sessions WHERE ${where}`,
+      [value],
     );
     return rows[0] && toSession(rows[0]);
   }
@@ -82,14 +88,15 @@ export class SessionRepository {
    * another attempt whose lease is still valid) for `leaseMs`; the attempt renews the lease while
    * it runs. Undefined when it cannot be claimed right now.
    */
-  async claim(tokenSha256: string, attemptId: string, leaseMs: number): Promise<UploadSession | undefined> {
+  async claim(ref: SessionRef, attemptId: string, leaseMs: number): Promise<UploadSession | undefined> {
+    const [where, value] = refCondition(ref);
     const { rows } = await this.db.query<SessionRow>(
       `UPDATE upload_sessions
           SET claimed_by = $2, claimed_until = now() + make_interval(secs => $3::double precision / 1000)
-        WHERE token_sha256 = $1 AND used_at IS NULL AND expired_at IS NULL AND expires_at > now()
+        WHERE ${where} AND used_at IS NULL AND expired_at IS NULL AND expires_at > now()
           AND (claimed_until IS NULL OR claimed_until <= now())
         RETURNING ${COLUMNS}`,
-      [tokenSha256, attemptId, leaseMs],
+      [value, attemptId, leaseMs],
     );
     return rows[0] && toSession(rows[0]);
   }

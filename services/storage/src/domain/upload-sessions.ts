@@ -1,8 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { AppError, conflict, notFound } from '@policyhub/errors';
 import type { ArchiveLayout } from './archive-layouts.js';
 
-/** An upload session as storage keeps it: the token itself is never stored, only its hash. */
+/**
+ * An upload session as storage keeps it. Its URL's token is never stored: it is the session id
+ * sealed with a derived key (ADR 0059); sessions opened before that keep only their random
+ * token's SHA-256.
+ */
 export interface UploadSession {
   id: string;
   organization: string;
@@ -27,13 +31,14 @@ export interface UploadSession {
   claimedUntil: string | null;
 }
 
-/** The capability: 256 random bits, base64url (43 characters), unguessable and URL-safe. */
-export const newUploadToken = (): string => randomBytes(32).toString('base64url');
-
+/** A session opened before sealed tokens is found by the SHA-256 of its random token. */
 export const hashUploadToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-/** Tokens we issue are exactly 43 base64url characters; anything else cannot be a session. */
-export const isWellFormedToken = (token: string): boolean => /^[A-Za-z0-9_-]{43}$/.test(token);
+/**
+ * The random tokens issued before sealed ones were exactly 43 base64url characters (256 bits);
+ * sealed tokens are longer, so the shape tells them apart.
+ */
+export const isLegacyToken = (token: string): boolean => /^[A-Za-z0-9_-]{43}$/.test(token);
 
 /**
  * Why a session cannot take an upload now (checked when the upload starts), or undefined when it

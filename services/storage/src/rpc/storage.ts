@@ -46,6 +46,7 @@ export function storageHandlers(
         token: session.token,
         expiresAt: toTimestamp(session.expiresAt),
         objectKey: session.objectKey,
+        sessionId: session.sessionId,
       };
     },
 

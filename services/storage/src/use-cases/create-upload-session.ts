@@ -5,7 +5,6 @@ import type { Deps } from '../deps.js';
 import { isArchiveLayout } from '../domain/archive-layouts.js';
 import { normalisePath } from '../domain/archive-rules.js';
 import { uploadObjectKey } from '../domain/object-keys.js';
-import { hashUploadToken, newUploadToken } from '../domain/upload-sessions.js';
 
 export interface UploadSessionRequest {
   organization: string;
@@ -26,8 +25,15 @@ export interface UploadSessionRequest {
   requiredPermission?: string | undefined;
 }
 
-/** Opens a single-use upload session; the token is returned once and only its hash is kept. */
-export async function createUploadSession(deps: Pick<Deps, 'db'>, req: UploadSessionRequest) {
+/**
+ * Opens a single-use upload session. Nothing secret is kept: the token answered (and any the owner
+ * mints later from the session id) is the session id and expiry sealed with a key derived from
+ * INTERNAL_SIGNING_KEYS (ADR 0059).
+ */
+export async function createUploadSession(
+  deps: Pick<Deps, 'db' | 'uploadTokens'>,
+  req: UploadSessionRequest,
+) {
   const expires = Date.parse(req.expiresAt ?? '');
   if (Number.isNaN(expires)) {
     throw invalidAttribute(
@@ -78,11 +84,10 @@ export async function createUploadSession(deps: Pick<Deps, 'db'>, req: UploadSes
     );
   }
   const objectKey = uploadObjectKey(req.organization, req.ownerKind, req.ownerId, req.ownerParentId);
-  const token = newUploadToken();
+  const id = newId('upl');
   const expiresAt = new Date(expires).toISOString();
   await new SessionRepository(deps.db).insert({
-    id: newId('upl'),
-    tokenSha256: hashUploadToken(token),
+    id,
     organization: req.organization,
     organizationId: req.organizationId ?? '',
     ownerKind: req.ownerKind,
@@ -95,5 +100,5 @@ export async function createUploadSession(deps: Pick<Deps, 'db'>, req: UploadSes
     createdBy: req.createdBy ?? '',
     requiredPermission,
   });
-  return { token, expiresAt, objectKey };
+  return { token: deps.uploadTokens.mint(id, expiresAt), sessionId: id, expiresAt, objectKey };
 }

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound } from '@policyhub/errors';
 import { ArchiveInspector } from '../archives/archive-inspector.js';
 import { ObjectRepository } from '../db/object-repository.js';
-import { SessionRepository } from '../db/session-repository.js';
+import { type SessionRef, SessionRepository } from '../db/session-repository.js';
 import type { Deps } from '../deps.js';
 import { requireUploadableOrganization } from '../domain/organization-status.js';
 import { formatDuration, leaseRenewalMs } from '../domain/upload-limits.js';
 import type { UploadOutcome } from '../domain/upload-outcomes.js';
 import {
   hashUploadToken,
-  isWellFormedToken,
+  isLegacyToken,
   sessionProblem,
   type UploadSession,
 } from '../domain/upload-sessions.js';
@@ -17,7 +17,10 @@ import { enqueueUploadCompleted } from '../events/upload-completed.js';
 import type { ObjectWriter } from '../objects/object-store.js';
 import { openObjectWriter } from '../objects/object-writer.js';
 
-type UploadDeps = Pick<Deps, 'db' | 'relay' | 'store' | 'organizations' | 'limits' | 'stagingDir' | 'logger'>;
+type UploadDeps = Pick<
+  Deps,
+  'db' | 'relay' | 'store' | 'organizations' | 'limits' | 'stagingDir' | 'logger' | 'uploadTokens'
+>;
 
 export interface ReceivedUpload {
   session: UploadSession;
@@ -140,17 +143,36 @@ function renewLease(deps: UploadDeps, sessionId: string, attemptId: string) {
   return { stop: () => clearInterval(timer) };
 }
 
+/**
+ * The session a token names: a sealed token (ADR 0059) names it by id, and one past its own
+ * expiry takes nothing (its session, which expires at the same moment, answers why: expired or
+ * used, as any late upload; a session still open does not take a token it outlived: unknown URL).
+ * A session opened before sealed tokens is found by the SHA-256 of its random token.
+ */
 async function claimSession(deps: UploadDeps, token: string): Promise<UploadSession & { attemptId: string }> {
-  if (!isWellFormedToken(token)) throw notFound('STORAGE_UPLOAD_NOT_FOUND');
   const sessions = new SessionRepository(deps.db);
-  const tokenSha256 = hashUploadToken(token);
+  const ref = sessionRefOf(deps, token);
+  if (!ref) throw notFound('STORAGE_UPLOAD_NOT_FOUND');
+  const now = new Date();
+  if (ref.tokenExpiresAt !== undefined && ref.tokenExpiresAt <= now.getTime()) {
+    throw sessionProblem(await sessions.find(ref.session), now) ?? notFound('STORAGE_UPLOAD_NOT_FOUND');
+  }
   const attemptId = randomUUID();
-  const claimed = await sessions.claim(tokenSha256, attemptId, deps.limits.uploadLeaseMs);
+  const claimed = await sessions.claim(ref.session, attemptId, deps.limits.uploadLeaseMs);
   if (claimed) return { ...claimed, attemptId };
   throw (
-    sessionProblem(await sessions.findByTokenHash(tokenSha256), new Date()) ??
+    sessionProblem(await sessions.find(ref.session), now) ??
     conflict('STORAGE_UPLOAD_IN_PROGRESS', 'Another upload to this URL is in progress.')
   );
+}
+
+function sessionRefOf(
+  deps: UploadDeps,
+  token: string,
+): { session: SessionRef; tokenExpiresAt?: number } | undefined {
+  if (isLegacyToken(token)) return { session: { tokenSha256: hashUploadToken(token) } };
+  const claims = deps.uploadTokens.open(token);
+  return claims && { session: { id: claims.sessionId }, tokenExpiresAt: claims.expiresAt };
 }
 
 /**
