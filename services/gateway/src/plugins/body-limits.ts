@@ -153,3 +153,27 @@ function expireUnreadBody(request: FastifyRequest, _reply: FastifyReply, ms: num
   request.raw.once('end', () => clearTimeout(timer));
   request.raw.once('close', () => clearTimeout(timer));
 }
+
+/** How long a body answered before its end may keep arriving (read and dropped) before its connection closes. */
+export const LINGER_MS = 2_000;
+
+/**
+ * A streamed body answered before its end (refused past a limit, or storage/runs done with it):
+ * the rest is read and dropped for at most LINGER_MS, then the connection closes if the body is
+ * still arriving. Closing at once (`connection: close`) makes the client's next writes meet a
+ * reset, and a reset can discard the answer before the client reads it (the "lingering close"
+ * servers such as nginx and Apache do for the same reason). A body that ends in time leaves the
+ * connection open for the client's next request.
+ */
+export function lingerIfUnread(request: FastifyRequest, reply: FastifyReply, bodyFullyRead: boolean): void {
+  if (bodyFullyRead || request.raw.complete) return;
+  reply.raw.once('finish', () => {
+    if (request.raw.complete) return;
+    const timer = setTimeout(() => {
+      if (!request.raw.complete) request.raw.socket?.destroy();
+    }, LINGER_MS);
+    timer.unref();
+    request.raw.once('end', () => clearTimeout(timer));
+    request.raw.once('close', () => clearTimeout(timer));
+  });
+}

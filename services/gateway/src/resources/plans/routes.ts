@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { runsV1 } from '@policyhub/contracts';
-import type { FastifyReply } from 'fastify';
 import { STREAM_DEADLINE_MS, sendServerStream, streamBody } from '../../grpc-streams.js';
 import { refuseInclude } from '../../jsonapi/include.js';
+import { lingerIfUnread } from '../../plugins/body-limits.js';
 import { type Api, type RouteContext, as, paramsOf, queryOf, sendDocument } from '../../route-context.js';
 import { PLAN } from './schema.js';
 import { serializePlan } from './serializer.js';
@@ -136,20 +136,15 @@ export function registerPlanRoutes(app: Api, ctx: RouteContext): void {
             (data) => ({ data }),
             body,
           );
-          closeIfUnread(reply, bodyFullyRead);
+          lingerIfUnread(request, reply, bodyFullyRead);
           return sendDocument(reply, 200, { data: serializePlan(result.plan!, ctx.baseUrl(request)) });
         } catch (err) {
           // The client went away mid-upload (runs has discarded the attempt): nobody is left to answer.
           if (request.raw.destroyed && !request.raw.complete) return reply.hijack();
-          closeIfUnread(reply, (err as { bodyFullyRead?: boolean }).bodyFullyRead ?? true);
+          lingerIfUnread(request, reply, (err as { bodyFullyRead?: boolean }).bodyFullyRead ?? true);
           throw err;
         }
       },
     );
   });
-}
-
-/** Runs answered before the body ended: close the connection rather than read the rest. */
-function closeIfUnread(reply: FastifyReply, bodyFullyRead: boolean): void {
-  if (!bodyFullyRead) reply.header('connection', 'close');
 }

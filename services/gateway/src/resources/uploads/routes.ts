@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { remoteAppError } from '@policyhub/errors';
-import type { FastifyReply } from 'fastify';
+import { lingerIfUnread } from '../../plugins/body-limits.js';
 import { type Api, type RouteContext, paramsOf } from '../../route-context.js';
 import { streamUpload } from './stream-upload.js';
 import { Type } from '@sinclair/typebox';
@@ -42,7 +42,7 @@ export function registerUploadRoutes(app: Api, ctx: RouteContext): void {
         const body = (request.body as Readable | undefined) ?? request.raw;
         try {
           const { result, bodyFullyRead } = await streamUpload(ctx.clients.storage, token, body);
-          closeIfUnread(reply, bodyFullyRead);
+          lingerIfUnread(request, reply, bodyFullyRead);
           if (!result.ok) {
             // Storage's rejection code (a catalog code it names in the upload's result).
             const code = result.errorCode;
@@ -57,18 +57,10 @@ export function registerUploadRoutes(app: Api, ctx: RouteContext): void {
           // The client went away mid-upload (storage has discarded the attempt): nobody is left to
           // answer, and it is not a server failure worth an error log.
           if (request.raw.destroyed && !request.raw.complete) return reply.hijack();
-          closeIfUnread(reply, (err as { bodyFullyRead?: boolean }).bodyFullyRead ?? true);
+          lingerIfUnread(request, reply, (err as { bodyFullyRead?: boolean }).bodyFullyRead ?? true);
           throw err;
         }
       },
     );
   });
-}
-
-/**
- * Storage answered before the body ended: close the connection after the response instead of
- * reading (and discarding) the rest of a possibly large body.
- */
-function closeIfUnread(reply: FastifyReply, bodyFullyRead: boolean): void {
-  if (!bodyFullyRead) reply.header('connection', 'close');
 }
