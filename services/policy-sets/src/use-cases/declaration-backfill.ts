@@ -71,17 +71,23 @@ export class DeclarationBackfill {
     await this.running?.catch(() => {});
   }
 
-  /** One round (a round already under way is joined, not doubled); logs its counts. */
+  /**
+   * One round, after any round under way (rounds never overlap, and a round asked for sees every
+   * change made before it was asked for); logs its counts, never throws.
+   */
   runOnce(): Promise<BackfillRound> {
-    this.running ??= this.round()
+    const round = (this.running ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.round())
       .catch((err: unknown) => {
         this.options.logger.warn({ err }, 'the declaration backfill round failed; it is tried again later');
         return { recorded: 0, failed: 0 };
-      })
-      .finally(() => {
-        this.running = undefined;
       });
-    return this.running;
+    this.running = round;
+    void round.finally(() => {
+      if (this.running === round) this.running = undefined;
+    });
+    return round;
   }
 
   private async round(): Promise<BackfillRound> {
