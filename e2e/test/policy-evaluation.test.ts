@@ -269,7 +269,7 @@ mock "tfplan/v2" {
   // Storage reads what the archive declares once, at upload; policy-sets keeps it with the version
   // and runs and the evaluator go by it. An archive never changes once stored, so only an edited
   // record can show that the record, not a second reading of sentinel.hcl, is what counts.
-  it('goes by the declaration recorded at upload; a version without one errors its check', {
+  it('goes by the declaration recorded at upload; one missing is read again from the archive, or the check errors', {
     timeout: 60_000,
   }, async () => {
     const archive = await tarGzOf([
@@ -300,12 +300,38 @@ mock "tfplan/v2" {
     expect((await decided(advisory.checkId, worker)).attributes.status).toBe('passed');
     expect(await outputOf(advisory.checkId)).toContain('/no-s3.sentinel (advisory)');
 
-    // A version that became ready before declarations were recorded: nothing reads its archive's
-    // configuration again, so its checks error (never pass) until it is uploaded again.
-    await versions.query(
-      'UPDATE policy_sets.policy_set_versions SET declaration = NULL WHERE policy_set_id = $1',
+    // A version that became ready before declarations were recorded: policy-sets' backfill asks
+    // storage to read its stored archive again (the service runs a round at start and every
+    // minute; the test runs one itself), and its checks go by the archive again.
+    const backfill = (
+      t.system.services['policy-sets'] as unknown as { declarationBackfill: { runOnce(): Promise<unknown> } }
+    ).declarationBackfill;
+    const forget = () =>
+      versions.query(
+        'UPDATE policy_sets.policy_set_versions SET declaration = NULL WHERE policy_set_id = $1',
+        [set.id],
+      );
+    await forget();
+    await backfill.runOnce();
+    const reread = await versions.query(
+      'SELECT declaration, object_key FROM policy_sets.policy_set_versions WHERE policy_set_id = $1',
       [set.id],
     );
+    expect(reread.rows[0]?.declaration).toMatchObject({
+      policies: [{ name: 'no-s3', enforcementLevel: 'hard-mandatory', source: './no-s3.sentinel' }],
+    });
+    const backfilled = await plannedRun(workspace.id, ['aws_s3_bucket']);
+    expect((await decided(backfilled.checkId, worker)).attributes.status).toBe('hard_failed');
+    expect(await outputOf(backfilled.checkId)).toContain('/no-s3.sentinel (hard-mandatory)');
+
+    // One whose archive can no longer be read keeps no declaration: its checks error (never pass)
+    // until it is uploaded again.
+    const store = (
+      t.system.services.storage as unknown as { store: { delete(keys: string[]): Promise<void> } }
+    ).store;
+    await store.delete([reread.rows[0]?.object_key]);
+    await forget();
+    await backfill.runOnce();
     const legacy = await plannedRun(workspace.id, ['aws_instance']);
     expect((await decided(legacy.checkId, worker)).attributes.status).toBe('errored');
     expect(await outputOf(legacy.checkId)).toContain(

@@ -11,6 +11,7 @@ import {
 import type { Logger } from '@policyhub/telemetry';
 import { AdminOrgsLookup } from './clients/admin-orgs-lookup.js';
 import { createPolicySetsClients } from './clients/index.js';
+import { StorageArchiveDeclarations } from './clients/storage-archive-declarations.js';
 import { StorageUploadSessions } from './clients/storage-upload-sessions.js';
 import { type ParameterKey, ParameterSealer, parseParameterKeys } from './crypto/parameter-keys.js';
 import { startAdminOrgsDeletionsConsumer } from './consumers/admin-orgs-deletions.js';
@@ -18,6 +19,7 @@ import { startUploadCompletedConsumer } from './consumers/upload-completed.js';
 import type { Deps } from './deps.js';
 import { UPLOAD_WINDOW_MS } from './domain/versions.js';
 import { registerPolicySets } from './server.js';
+import { DeclarationBackfill, type DeclarationBackfillOptions } from './use-cases/declaration-backfill.js';
 import { PolicySetParameterUseCases } from './use-cases/policy-set-parameters.js';
 
 export interface PolicySetsOptions {
@@ -37,6 +39,12 @@ export interface PolicySetsOptions {
   parameterKeys?: readonly ParameterKey[] | undefined;
   /** Statement and connect timeouts of the service's pool (default: the pool's). */
   databaseTimeouts?: DatabaseTimeouts | undefined;
+  /**
+   * The background recording of declarations of versions uploaded before they were recorded
+   * (docs/adr/0057): its pace (defaults: a round of 20 at start and every minute), or false for
+   * none (tests that need a version to stay without one).
+   */
+  declarationBackfill?: Pick<DeclarationBackfillOptions, 'intervalMs' | 'batchSize' | 'retryAfterMs'> | false;
   migrateOnly?: boolean;
 }
 
@@ -53,7 +61,9 @@ export const policySetsConfigShape = {
   ),
 };
 
-export async function startPolicySets(options: PolicySetsOptions): Promise<RunningService> {
+export async function startPolicySets(
+  options: PolicySetsOptions,
+): Promise<RunningService & { declarationBackfill: DeclarationBackfill | undefined }> {
   const auth = new InternalAuth({ keys: options.signingKeys, service: 'policy-sets' });
   const clients = createPolicySetsClients(
     { adminOrgs: options.adminOrgsAddress, storage: options.storageAddress },
@@ -92,8 +102,26 @@ export async function startPolicySets(options: PolicySetsOptions): Promise<Runni
       ],
       onClose: async () => clients.close(),
     });
-    if (deps && !options.migrateOnly) await resealParameters(deps, options.logger);
-    return running;
+    if (!deps || options.migrateOnly) return Object.assign(running, { declarationBackfill: undefined });
+    await resealParameters(deps, options.logger);
+    if (options.declarationBackfill === false)
+      return Object.assign(running, { declarationBackfill: undefined });
+    // In the background: the service serves while storage reads old archives again.
+    const backfill = new DeclarationBackfill({
+      ...options.declarationBackfill,
+      db: deps.db,
+      declarations: new StorageArchiveDeclarations(clients),
+      logger: options.logger,
+    });
+    backfill.start();
+    const close = running.close.bind(running);
+    return Object.assign(running, {
+      declarationBackfill: backfill,
+      close: async () => {
+        await backfill.stop();
+        await close();
+      },
+    });
   } catch (err) {
     clients.close();
     throw err;

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { contracts, encodeMessage, fromTimestamp, timestampToIso, toTimestamp } from '@policyhub/contracts';
+import {
+  contracts,
+  encodeMessage,
+  fromTimestamp,
+  type storageV1,
+  timestampToIso,
+  toTimestamp,
+} from '@policyhub/contracts';
 import { InProcessTransport, TOPICS } from '@policyhub/events';
 import { createClient, readServiceError, UploadTokens } from '@policyhub/grpc-runtime';
-import type { RunningService } from '@policyhub/service-kit';
 import { createLogger } from '@policyhub/telemetry';
 import { createTestDatabase, type TestDatabase, testAuth, testSigningKeys } from '@policyhub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +24,7 @@ const FREE = 'free-org';
 const as = { principal: managerOf(ORG) };
 
 let db: TestDatabase;
-let service: RunningService;
+let service: Awaited<ReturnType<typeof startPolicySets>>;
 let transport: InProcessTransport;
 let adminOrgs: Awaited<ReturnType<typeof startFakeAdminOrgs>>;
 const tenancy: FakeTenancy = {
@@ -45,6 +51,8 @@ beforeAll(async () => {
     adminOrgsAddress: adminOrgs.address,
     storageAddress: storage.address,
     signingKeys: testSigningKeys,
+    // The tests run the backfill's rounds themselves; a failed version is tried again next round.
+    declarationBackfill: { intervalMs: 3_600_000, retryAfterMs: 0 },
   });
   versions = createClient(v1.PolicySetVersions, service.address, testAuth().credential);
   sets = createClient(v1.PolicySets, service.address, testAuth().credential);
@@ -342,6 +350,74 @@ describe('applying upload outcomes (storage.upload-completed)', () => {
       currentVersionDeclaration: declaration,
     });
     client.close();
+  });
+
+  it('records the declaration of versions that became ready without one, once storage can read their archive', async () => {
+    const backfill = service.declarationBackfill!;
+    const set = await newSet({ kind: 'POLICY_KIND_B' });
+    const old = (await versions.CreatePolicySetVersion({ policySetId: set.id }, as)).version!;
+    // An event of a storage release before declarations: ready, with none.
+    await uploadCompleted(succeeded(old));
+    const stored = async (id: string) =>
+      (await service.db.query('SELECT declaration FROM policy_set_versions WHERE id = $1', [id])).rows[0]
+        ?.declaration;
+    const key = succeeded(old).objectKey;
+
+    // Storage cannot find the archive: the version stays as it is (its checks keep erroring).
+    expect(await backfill.runOnce()).toMatchObject({ failed: expect.any(Number) });
+    expect(await stored(old.id)).toBeNull();
+    // The archive no longer conforms: still nothing recorded.
+    storage.state.archives.set(key, {
+      ok: false,
+      declaration: null,
+      errorCode: 'STORAGE_ARCHIVE_CONFIG_MISSING',
+      errorMessage: 'the archive has no policies.hcl or policies.json at its root',
+    });
+    await backfill.runOnce();
+    expect(await stored(old.id)).toBeNull();
+
+    // Once storage reads it, its declaration is recorded, read as the set's layout requires.
+    const declaration: storageV1.ReadArchiveDeclarationResponse['declaration'] = {
+      root: '',
+      configPath: 'policies.hcl',
+      policies: [
+        {
+          name: 'no-public-buckets',
+          enforcementLevel: 'DECLARED_ENFORCEMENT_LEVEL_MANDATORY',
+          query: 'data.terraform.deny',
+        },
+      ],
+    };
+    storage.state.archives.set(key, { ok: true, declaration });
+    storage.state.declarationReads.length = 0;
+    expect((await backfill.runOnce()).recorded).toBeGreaterThanOrEqual(1);
+    expect(storage.state.declarationReads).toContainEqual({
+      key,
+      layout: 'ARCHIVE_LAYOUT_OPA',
+      layoutRoot: '',
+    });
+    const recorded = {
+      root: '',
+      configPath: 'policies.hcl',
+      policies: [
+        {
+          name: 'no-public-buckets',
+          enforcementLevel: 'mandatory',
+          source: '',
+          query: 'data.terraform.deny',
+          description: '',
+        },
+      ],
+      sentinelBlocksJson: '',
+    };
+    expect(await stored(old.id)).toEqual(recorded);
+
+    // Idempotent: the next round neither reads it again nor changes what was recorded.
+    storage.state.declarationReads.length = 0;
+    storage.state.archives.set(key, { ok: true, declaration: { ...declaration!, configPath: 'other.hcl' } });
+    await backfill.runOnce();
+    expect(storage.state.declarationReads.map((r) => r.key)).not.toContain(key);
+    expect(await stored(old.id)).toEqual(recorded);
   });
 
   it('marks the version errored with the reason and leaves the current version alone', async () => {

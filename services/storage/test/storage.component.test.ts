@@ -375,6 +375,73 @@ describe('uploads', () => {
     });
   });
 
+  it('reads a stored archive again and answers the declaration its upload reported', async () => {
+    const s = await newSession({ layout: 'ARCHIVE_LAYOUT_SENTINEL', layoutRoot: 'governance' });
+    const uploaded = await storage.upload(
+      s.token,
+      await tarGzOf([
+        {
+          name: 'governance/sentinel.hcl',
+          content:
+            'param "limit" {\n  value = 3\n}\npolicy "a" {\n  source = "./a.sentinel"\n  enforcement_level = "hard-mandatory"\n}\npolicy "b" {\n  source = "./b.sentinel"\n}\n',
+        },
+        { name: 'governance/a.sentinel', content: 'main = rule { true }\n' },
+        { name: 'governance/b.sentinel', content: 'main = rule { false }\n' },
+      ]),
+    );
+    expect(uploaded).toMatchObject({ ok: true });
+    const atUpload = completed.at(-1)?.declaration;
+    expect(atUpload?.policies).toHaveLength(2);
+
+    const again = await storage.ReadArchiveDeclaration({
+      key: s.objectKey,
+      layout: 'ARCHIVE_LAYOUT_SENTINEL',
+      layoutRoot: 'governance',
+    });
+    expect(again).toMatchObject({ ok: true });
+    expect(again.declaration).toEqual(atUpload);
+
+    // Read as another layout, the same archive does not conform, and says why.
+    const asOpa = await storage.ReadArchiveDeclaration({
+      key: s.objectKey,
+      layout: 'ARCHIVE_LAYOUT_OPA',
+      layoutRoot: 'governance',
+    });
+    expect(asOpa).toMatchObject({
+      ok: false,
+      declaration: null,
+      errorCode: 'STORAGE_ARCHIVE_CONFIG_MISSING',
+      errorMessage: 'the archive has no policies.hcl or policies.json in "governance"',
+    });
+  });
+
+  it('answers NOT_FOUND for an archive that is not stored, and refuses a read without a layout', async () => {
+    const s = await newSession({ layout: 'ARCHIVE_LAYOUT_SENTINEL' });
+    const missing = await remote(
+      storage.ReadArchiveDeclaration({ key: s.objectKey, layout: 'ARCHIVE_LAYOUT_SENTINEL', layoutRoot: '' }),
+    );
+    expect(missing).toMatchObject({ status: grpc.status.NOT_FOUND, code: 'STORAGE_OBJECT_NOT_FOUND' });
+
+    await storage.putObject(s.objectKey, await policyArchive());
+    const noLayout = await remote(
+      storage.ReadArchiveDeclaration({
+        key: s.objectKey,
+        layout: 'ARCHIVE_LAYOUT_UNSPECIFIED',
+        layoutRoot: '',
+      }),
+    );
+    expect(noLayout.code).toBe('STORAGE_INVALID_LAYOUT');
+    // An object that is not an archive at all is read as an upload would be: refused, not a fault.
+    await storage.putObject(s.objectKey, Buffer.from('{"plan": true}'));
+    expect(
+      await storage.ReadArchiveDeclaration({
+        key: s.objectKey,
+        layout: 'ARCHIVE_LAYOUT_SENTINEL',
+        layoutRoot: '',
+      }),
+    ).toMatchObject({ ok: false, errorCode: 'STORAGE_ARCHIVE_NOT_GZIP' });
+  });
+
   it('refuses sessions with an unknown layout or a root outside the archive', async () => {
     expect((await remote(newSession({ layout: 'ARCHIVE_LAYOUT_UNSPECIFIED' }))).code).toBe(
       'STORAGE_INVALID_SESSION',

@@ -32,7 +32,8 @@ const completedUpload = (p: storageV1.UploadCompleted__Output): CompletedUpload 
     : { ok: false, errorCode: p.errorCode ?? '', errorMessage: p.errorMessage ?? '' },
 });
 
-const declarationOf = (d: commonV1.ArchiveDeclaration__Output): VersionDeclaration => ({
+/** A declaration as storage sends it, in the shape the version keeps. */
+export const declarationOf = (d: commonV1.ArchiveDeclaration__Output): VersionDeclaration => ({
   root: d.root,
   configPath: d.configPath,
   policies: d.policies.map((p) => ({

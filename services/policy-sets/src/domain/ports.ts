@@ -1,4 +1,5 @@
 import type { Principal } from '@policyhub/permissions';
+import type { ArchiveLayout, VersionDeclaration } from './versions.js';
 
 /** An organization as a caller sees it in admin-orgs, with its free-tier entitlement. */
 export interface OrganizationFacts {
@@ -46,4 +47,13 @@ export interface UploadSessions {
     createdBy: string;
     requiredPermission: string;
   }): Promise<UploadSession>;
+}
+
+/** What storage answers when asked to read a stored version archive again. */
+export type StoredDeclaration = { ok: true; declaration: VersionDeclaration } | { ok: false; reason: string };
+
+/** Storage's second reading of a stored version archive, with the parser and limits of the upload. */
+export interface ArchiveDeclarations {
+  /** Throws when storage cannot answer now (unavailable); `ok: false` when the archive cannot say. */
+  read(request: { objectKey: string; layout: ArchiveLayout; layoutRoot: string }): Promise<StoredDeclaration>;
 }

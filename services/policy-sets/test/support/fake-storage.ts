@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
 import { contracts, fromTimestamp, type storageV1 } from '@policyhub/contracts';
-import { unavailable } from '@policyhub/errors';
+import { notFound, unavailable } from '@policyhub/errors';
 import {
   bindServer,
   createGrpcServer,
@@ -13,7 +13,9 @@ import { testAuth, testSigningKeys } from '@policyhub/testing';
 
 /**
  * Stands in for storage in component tests of policy-sets: hands out upload sessions and records
- * the requests; `down` makes it answer UNAVAILABLE.
+ * the requests; `down` makes it answer UNAVAILABLE. ReadArchiveDeclaration answers from
+ * `archives` (by object key: the declaration storage's parser would read, or why the archive does
+ * not conform), NOT_FOUND for any other key; storage's own component test reads real archives.
  */
 export async function startFakeStorage() {
   const v1 = contracts().policyhub.storage.v1;
@@ -23,6 +25,8 @@ export async function startFakeStorage() {
     sessions: [] as Array<
       storageV1.CreateUploadSessionRequest__Output & { token: string; sessionId: string }
     >,
+    archives: new Map<string, storageV1.ReadArchiveDeclarationResponse>(),
+    declarationReads: [] as storageV1.ReadArchiveDeclarationRequest__Output[],
   };
   server.addService(
     v1.Storage.service,
@@ -40,6 +44,13 @@ export async function startFakeStorage() {
             expiresAt: req.expiresAt,
             objectKey: `${req.organization}/policy-sets/${req.ownerParentId}/versions/${req.ownerId}.tar.gz`,
           };
+        },
+        ReadArchiveDeclaration: async (req: storageV1.ReadArchiveDeclarationRequest__Output) => {
+          if (state.down) throw unavailable('DEPENDENCY_UNAVAILABLE', 'storage is down');
+          state.declarationReads.push(req);
+          const answer = state.archives.get(req.key);
+          if (!answer) throw notFound('STORAGE_OBJECT_NOT_FOUND');
+          return answer;
         },
       } as never,
       { logger: { error: () => {} }, auth: testAuth('storage') },

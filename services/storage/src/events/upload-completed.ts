@@ -1,13 +1,8 @@
 import type { Queryable } from '@policyhub/db';
-import {
-  type commonV1,
-  declaredEnforcementLevel,
-  type storageV1,
-  uploadOwnerKind,
-} from '@policyhub/contracts';
+import { type storageV1, uploadOwnerKind } from '@policyhub/contracts';
 import { enqueueEvent, TOPICS } from '@policyhub/events';
-import type { ArchiveDeclaration } from '../domain/archive-layouts.js';
 import type { UploadOutcome } from '../domain/upload-outcomes.js';
+import { declarationMessage } from '../rpc/declarations.js';
 import type { UploadSession } from '../domain/upload-sessions.js';
 
 /**
@@ -37,17 +32,3 @@ export function enqueueUploadCompleted(tx: Queryable, session: UploadSession, ou
     : { ...common, errorCode: outcome.rejection.code, errorMessage: outcome.rejection.message };
   return enqueueEvent(tx, TOPICS.uploadCompleted, session.ownerId, event);
 }
-
-/** The declaration as the event carries it (common.v1.ArchiveDeclaration). */
-export const declarationMessage = (d: ArchiveDeclaration): commonV1.ArchiveDeclaration => ({
-  root: d.root,
-  configPath: d.configPath,
-  policies: d.policies.map((p) => ({
-    name: p.name,
-    enforcementLevel: declaredEnforcementLevel.fromKnownWord(p.enforcementLevel),
-    source: p.source || undefined,
-    query: p.query || undefined,
-    description: p.description || undefined,
-  })),
-  sentinelBlocksJson: d.sentinelBlocks ? JSON.stringify(d.sentinelBlocks) : undefined,
-});

@@ -15,6 +15,7 @@ import {
   serveStream,
   streaming,
 } from '@policyhub/grpc-runtime';
+import { declarationMessage } from './declarations.js';
 import type { StorageUseCases } from '../use-cases/storage-use-cases.js';
 
 /** Client streams of this service: a `header` message, then `data` chunks. */
@@ -105,6 +106,17 @@ export function storageHandlers(
     async DeleteObjects(req) {
       await storage.deleteObjects(req);
       return {};
+    },
+
+    async ReadArchiveDeclaration(req) {
+      const answer = await storage.readArchiveDeclaration({
+        key: req.key,
+        layout: wordOf(archiveLayout, req.layout),
+        layoutRoot: req.layoutRoot,
+      });
+      return answer.ok
+        ? { ok: true, declaration: declarationMessage(answer.declaration) }
+        : { ok: false, errorCode: answer.rejection.code, errorMessage: answer.rejection.message };
     },
   };
 }

@@ -3,6 +3,7 @@ import { createUploadSession, type UploadSessionRequest } from './create-upload-
 import { deleteObjects } from './delete-objects.js';
 import { openObject } from './open-object.js';
 import { putObject } from './put-object.js';
+import { type ArchiveDeclarationRequest, readArchiveDeclaration } from './read-archive-declaration.js';
 import { receiveUpload } from './receive-upload.js';
 import { statObjects } from './stat-objects.js';
 
@@ -35,6 +36,10 @@ export class StorageUseCases {
 
   statObjects(keys: readonly string[]) {
     return statObjects(this.deps, keys);
+  }
+
+  readArchiveDeclaration(request: ArchiveDeclarationRequest) {
+    return readArchiveDeclaration(this.deps, request);
   }
 
   deleteObjects(request: { keys?: string[]; prefixes?: string[] }) {
