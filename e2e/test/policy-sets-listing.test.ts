@@ -192,8 +192,16 @@ describe('include', () => {
       data: { id: created.body.data.id, type: 'policy-set-versions' },
     });
     expect(res.body.data.relationships['current-version']).toEqual({ data: null });
-    const version = await org.owner.api.get(`/policy-set-versions/${created.body.data.id}`);
-    expect(res.body.included).toEqual([version.body.data]);
+    const version = (await org.owner.api.get(`/policy-set-versions/${created.body.data.id}`)).body.data;
+    // Identical but for the upload URL, minted afresh on every read.
+    const uploadUrl = expect.stringMatching(/\/api\/v2\/uploads\/[A-Za-z0-9_-]{60,}$/);
+    expect(res.body.included).toEqual([
+      {
+        ...version,
+        attributes: { ...version.attributes, upload: uploadUrl },
+        links: { ...version.links, upload: uploadUrl },
+      },
+    ]);
     expect(res.body.data.attributes.versioned).toBe(true);
     await org.owner.api.delete(`/policy-sets/${set.id}`);
     expect((await org.owner.api.get(`/policy-set-versions/${created.body.data.id}`)).status).toBe(404);
