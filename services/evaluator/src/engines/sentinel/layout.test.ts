@@ -20,7 +20,12 @@ const tempDir = () => {
   dirs.push(dir);
   return dir;
 };
-const mocks = { 'tfplan/v2': '/work/mock-tfplan-v2.sentinel', tfrun: '/work/mock-tfrun.sentinel' };
+/** Where the adapter would have written the plan's mock imports (only named here, never read). */
+const MOCK_DIR = join(tmpdir(), 'policyhub-layout-mocks');
+const mocks = {
+  'tfplan/v2': join(MOCK_DIR, 'mock-tfplan-v2.sentinel'),
+  tfrun: join(MOCK_DIR, 'mock-tfrun.sentinel'),
+};
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: HCL template syntax, not a JS one
 const TEMPLATE = 'literal ${var.x} and %{if} kept';
@@ -174,7 +179,7 @@ describe("a versioned set's Sentinel configuration, built from the declaration r
         },
       },
       { id: 'polset-v', name: 'versioned', parameters: { region: 'us' } },
-      { 'tfplan/v2': '/work/mock-tfplan.sentinel', tfrun: '/work/mock-tfrun.sentinel' },
+      mocks,
     );
     expect(layout.policies).toEqual([
       { name: 'a', enforcementLevel: 'hard-mandatory', source: './p/a.sentinel', file: 'a.sentinel' },
@@ -187,8 +192,8 @@ describe("a versioned set's Sentinel configuration, built from the declaration r
       // Provided imports are mocked from the plan; the archive's other mocks stay.
       mock: {
         extra: [{ data: { x: 1 } }],
-        'tfplan/v2': [{ module: [{ source: '/work/mock-tfplan.sentinel' }] }],
-        tfrun: [{ module: [{ source: '/work/mock-tfrun.sentinel' }] }],
+        'tfplan/v2': [{ module: [{ source: mocks['tfplan/v2'] }] }],
+        tfrun: [{ module: [{ source: mocks.tfrun }] }],
       },
       // The set's parameters override params of the same name.
       param: { region: [{ value: 'us' }], other: [{ value: 'kept' }] },
