@@ -1,8 +1,10 @@
+import type { runsV1 } from '@policyhub/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidAttribute } from '@policyhub/errors';
 import { RequestDocument } from '../../jsonapi/body.js';
 import { Included, single } from '../../jsonapi/document.js';
 import { parseInclude } from '../../jsonapi/include.js';
-import { parsePage } from '../../jsonapi/pagination.js';
+import { type PageInfo, parsePage } from '../../jsonapi/pagination.js';
 import {
   type Api,
   type RouteContext,
@@ -177,13 +179,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         { workspaceId: id, page, filter: runFilter(query) },
         as(request),
       );
-      const included = include.size > 0 ? new Included() : undefined;
-      if (included) await includeRunWorkspaces(ctx, request, res.runs, included);
-      return sendDocument(reply, 200, {
-        data: res.runs.map(serializeRun),
-        ...(included ? { included: included.toArray() } : {}),
-        ...pageDocument(ctx, request, res.page!),
-      });
+      return sendRunPage(ctx, request, reply, res, include);
     },
   );
 
@@ -208,13 +204,7 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
         { organization: org, page, filter: runFilter(query) },
         as(request),
       );
-      const included = include.size > 0 ? new Included() : undefined;
-      if (included) await includeRunWorkspaces(ctx, request, res.runs, included);
-      return sendDocument(reply, 200, {
-        data: res.runs.map(serializeRun),
-        ...(included ? { included: included.toArray() } : {}),
-        ...pageDocument(ctx, request, res.page!),
-      });
+      return sendRunPage(ctx, request, reply, res, include);
     },
   );
 
@@ -242,4 +232,21 @@ export function registerRunRoutes(app: Api, ctx: RouteContext): void {
       },
     );
   }
+}
+
+/** A page of runs, with their workspaces when `include` asks for them (one call for all). */
+async function sendRunPage(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  res: { runs: runsV1.Run__Output[]; page?: PageInfo | null | undefined },
+  include: ReadonlySet<string>,
+) {
+  const included = include.size > 0 ? new Included() : undefined;
+  if (included) await includeRunWorkspaces(ctx, request, res.runs, included);
+  return sendDocument(reply, 200, {
+    data: res.runs.map(serializeRun),
+    ...(included ? { included: included.toArray() } : {}),
+    ...pageDocument(ctx, request, res.page!),
+  });
 }
