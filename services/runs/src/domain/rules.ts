@@ -38,50 +38,33 @@ export const COMMENT_BODY_MAX = 65_536;
 export const RUN_MESSAGE_MAX = 10_000;
 export const OVERRIDE_COMMENT_MAX = 10_000;
 
+/** `value` unless it is longer than `max` characters: then a 422 naming `where`. */
+function atMost(
+  value: string,
+  max: number,
+  code: Parameters<typeof invalidAttribute>[0],
+  where: string,
+  label: string,
+): string {
+  if (value.length > max) {
+    throw invalidAttribute(code, where, `${label} is too long (maximum is ${max} characters)`);
+  }
+  return value;
+}
+
 /** A comment needs a body with something other than white space in it. */
 export function validateCommentBody(body: string): string {
   if (body.trim() === '') throw invalidAttribute('RUNS_COMMENT_BODY_BLANK', 'body', "Body can't be blank");
-  if (body.length > COMMENT_BODY_MAX) {
-    throw invalidAttribute(
-      'RUNS_COMMENT_BODY_TOO_LONG',
-      'body',
-      `Body is too long (maximum is ${COMMENT_BODY_MAX} characters)`,
-    );
-  }
-  return body;
+  return atMost(body, COMMENT_BODY_MAX, 'RUNS_COMMENT_BODY_TOO_LONG', 'body', 'Body');
 }
 
-export function validateRunMessage(message: string): string {
-  if (message.length > RUN_MESSAGE_MAX) {
-    throw invalidAttribute(
-      'RUNS_RUN_MESSAGE_TOO_LONG',
-      'message',
-      `Message is too long (maximum is ${RUN_MESSAGE_MAX} characters)`,
-    );
-  }
-  return message;
-}
+export const validateRunMessage = (message: string): string =>
+  atMost(message, RUN_MESSAGE_MAX, 'RUNS_RUN_MESSAGE_TOO_LONG', 'message', 'Message');
 
-export function validateOverrideComment(comment: string): string {
-  if (comment.length > OVERRIDE_COMMENT_MAX) {
-    throw invalidAttribute(
-      'RUNS_OVERRIDE_COMMENT_TOO_LONG',
-      '/comment',
-      `Comment is too long (maximum is ${OVERRIDE_COMMENT_MAX} characters)`,
-    );
-  }
-  return comment;
-}
+export const validateOverrideComment = (comment: string): string =>
+  atMost(comment, OVERRIDE_COMMENT_MAX, 'RUNS_OVERRIDE_COMMENT_TOO_LONG', '/comment', 'Comment');
 
 export const RUN_ACTION_COMMENT_MAX = 10_000;
 
-export function validateRunActionComment(comment: string): string {
-  if (comment.length > RUN_ACTION_COMMENT_MAX) {
-    throw invalidAttribute(
-      'RUNS_RUN_ACTION_COMMENT_TOO_LONG',
-      '/comment',
-      `Comment is too long (maximum is ${RUN_ACTION_COMMENT_MAX} characters)`,
-    );
-  }
-  return comment;
-}
+export const validateRunActionComment = (comment: string): string =>
+  atMost(comment, RUN_ACTION_COMMENT_MAX, 'RUNS_RUN_ACTION_COMMENT_TOO_LONG', '/comment', 'Comment');
